@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Twinframe's build and tests need. Idempotent and
+# non-interactive: when everything is present it only runs dpkg-query and exits.
+set -euo pipefail
+
+# Packages grow with the issues that need them (protoc, chromium, xvfb, ...).
+packages=()
+# Node.js runs the wasm tests; the machine image usually has it already.
+command -v node >/dev/null || packages+=(nodejs)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+command -v go >/dev/null || { echo "setup: Go 1.26 is required (https://go.dev/dl/)" >&2; exit 1; }
+exit 0
