@@ -1,0 +1,31 @@
+// Package geom provides the shapes and geometric queries the simulation is built on: segments,
+// circles and spheres, capsules, axis-aligned boxes and polygons, closest points, ray casts and
+// swept (moving-shape) tests that report time of impact, contact point and normal.
+// It follows Ericson, Real-Time Collision Detection, in float32 on mathgl vectors, and is
+// shared by the server and the wasm client, so its results must agree bit for bit on both.
+//
+// # Design note
+//
+// Every query is a plain function on value types: nothing allocates, nothing is cached and
+// nothing reads global state. Arithmetic is float32; wherever a product feeds a sum the product
+// is rounded explicitly (float32(a*b) + c) so that no platform may fuse it into a multiply-add,
+// and the only non-trivial operation used is the correctly rounded square root. Lengths are
+// normalised through float64, where the products of float32 values are exact.
+//
+// 2D shapes have plain names (Segment, Circle, Capsule, AABB, Polygon, Hit); their 3D
+// counterparts carry a 3 (Segment3, Capsule3, AABB3, Hit3) except Sphere.
+//
+// Sweeps move one shape by a motion vector over the time interval [0, 1] and report the first
+// contact as a Hit: T is the fraction of the motion, Point the contact point on the obstacle
+// and Normal the unit normal pointing from the obstacle toward the mover. A mover that already
+// overlaps the obstacle at the start reports T = 0, Point = the point of the obstacle closest to
+// the mover's centre and Normal = the direction from that point to the centre (when the centre
+// lies on the obstacle, a direction opposing the motion; see each function). A mover that
+// merely touches the obstacle reports T = 0 only if its motion goes further in. Callers that
+// want to let a mover escape an overlap should ignore hits whose Normal does not oppose the
+// motion (Normal·motion >= 0).
+//
+// Inputs containing NaN or ±Inf, or a negative radius, give no hit (false). Results are
+// accurate for coordinates and radii up to about 1e6 in magnitude; beyond that float32
+// rounding dominates, but outputs stay finite with T in [0, 1].
+package geom

@@ -1,0 +1,156 @@
+package geom
+
+import (
+	"math"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// SweepCirclePoint moves c by motion and reports when it first touches the point p (a ray
+// against a circle of radius c.Radius around p). Hit.Point is p. If c already contains p,
+// the hit is at T = 0 with Normal from p toward c's centre, or opposing the motion when the
+// centre is exactly p (+X when motion is zero too).
+func SweepCirclePoint(c Circle, motion mgl32.Vec2, p mgl32.Vec2) (Hit, bool) {
+	if !validRadius(c.Radius) || !finite2(c.Center) || !finite2(motion) || !finite2(p) {
+		return Hit{}, false
+	}
+	t, ok := sweepPoint2(c.Center, motion, p, c.Radius)
+	if !ok {
+		return Hit{}, false
+	}
+	n, ok := unit2(sub2(axpy2(c.Center, motion, t), p))
+	if !ok {
+		n = awayFrom2(motion)
+	}
+	return Hit{T: t, Point: p, Normal: n}, true
+}
+
+// SweepCircleCircle moves c by motion and reports when it first touches the circle other.
+// Hit.Point lies on other's boundary. If the circles already overlap, the hit is at T = 0
+// with Normal from other's centre toward c's, or opposing the motion when the centres
+// coincide (+X when motion is zero too).
+func SweepCircleCircle(c Circle, motion mgl32.Vec2, other Circle) (Hit, bool) {
+	if !validRadius(c.Radius) || !validRadius(other.Radius) || !finite2(c.Center) ||
+		!finite2(motion) || !finite2(other.Center) {
+		return Hit{}, false
+	}
+	r := c.Radius + other.Radius
+	if !finite(r) {
+		return Hit{}, false
+	}
+	t, ok := sweepPoint2(c.Center, motion, other.Center, r)
+	if !ok {
+		return Hit{}, false
+	}
+	n, ok := unit2(sub2(axpy2(c.Center, motion, t), other.Center))
+	if !ok {
+		n = awayFrom2(motion)
+	}
+	return Hit{T: t, Point: axpy2(other.Center, n, other.Radius), Normal: n}, true
+}
+
+// SweepCircleSegment moves c by motion and reports when it first touches the segment s:
+// the centre's path is intersected with the capsule of radius c.Radius around s (its two
+// sides and its two end discs), and the earliest contact wins. A degenerate segment is a point
+// (SweepCirclePoint). If c already overlaps s, the hit is at T = 0 with Point the closest point
+// of s and Normal from it toward the centre; when the centre lies on s, Normal is the side
+// normal of s that opposes the motion (the left normal of A→B when motion is zero or along s).
+func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
+	if !validRadius(c.Radius) || !finite2(c.Center) || !finite2(motion) ||
+		!finite2(s.A) || !finite2(s.B) {
+		return Hit{}, false
+	}
+	ab := sub2(s.B, s.A)
+	side, ok := unit2(mgl32.Vec2{-ab[1], ab[0]}) // left normal of A→B
+	if !ok {
+		return SweepCirclePoint(c, motion, s.A)
+	}
+	r := c.Radius
+	o := c.Center
+
+	// Already overlapping: report T = 0.
+	q, _ := ClosestPointOnSegment(o, s)
+	d := sub2(o, q)
+	if dot2(d, d) < float32(r*r) {
+		n, ok := unit2(d)
+		if !ok {
+			n = side
+			if dot2(n, motion) > 0 {
+				n = mgl32.Vec2{-n[0], -n[1]}
+			}
+		}
+		return Hit{T: 0, Point: q, Normal: n}, true
+	}
+
+	best := float32(math.Inf(1))
+	var hit Hit
+
+	// The two long sides of the capsule: lines parallel to s at distance r.
+	dist := dot2(sub2(o, s.A), side)
+	vn := dot2(motion, side)
+	n := side
+	if dist < 0 {
+		dist, vn = -dist, -vn
+		n = mgl32.Vec2{-side[0], -side[1]}
+	}
+	if dist >= r && vn < 0 {
+		t := (dist - r) / -vn
+		if t <= 1 {
+			l2 := dot2(ab, ab)
+			u := dot2(sub2(axpy2(o, motion, t), s.A), ab)
+			if u >= 0 && u <= l2 {
+				best = t
+				hit = Hit{T: t, Point: axpy2(s.A, ab, u/l2), Normal: n}
+			}
+		}
+	}
+
+	// The end discs.
+	for _, p := range [2]mgl32.Vec2{s.A, s.B} {
+		if t, ok := sweepPoint2(o, motion, p, r); ok && t < best {
+			n, ok := unit2(sub2(axpy2(o, motion, t), p))
+			if !ok {
+				n = awayFrom2(motion)
+			}
+			best = t
+			hit = Hit{T: t, Point: p, Normal: n}
+		}
+	}
+	if best > 1 {
+		return Hit{}, false
+	}
+	return hit, true
+}
+
+// sweepPoint2 intersects the path o + t*d, t in [0, 1], with the disc of radius r around p and
+// returns the first t inside or on it. A start inside the disc gives 0; a start on its
+// boundary gives 0 only when d points inward.
+func sweepPoint2(o, d, p mgl32.Vec2, r float32) (float32, bool) {
+	m := sub2(o, p)
+	rr := float32(r * r)
+	c := dot2(m, m) - rr
+	b := dot2(m, d)
+	if c < 0 {
+		return 0, true
+	}
+	if b >= 0 { // on or outside and not approaching
+		return 0, false
+	}
+	if c == 0 {
+		return 0, true
+	}
+	// Roots of a t² + 2b t + c with a = |d|². The discriminant b² - ac equals a r² - (m×d)²
+	// (Lagrange's identity), which avoids cancelling two large terms; and the smaller root
+	// (-b - √disc)/a is computed as c/(√disc - b), which has no cancellation since b < 0.
+	a := dot2(d, d)
+	cr := cross2(m, d)
+	disc := float32(a*rr) - float32(cr*cr)
+	if disc < 0 {
+		return 0, false
+	}
+	t := c / (sqrt32(disc) - b)
+	if !(t <= 1) {
+		return 0, false
+	}
+	return t, true
+}
