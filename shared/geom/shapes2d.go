@@ -37,3 +37,33 @@ func ClosestPointOnSegment(p mgl32.Vec2, s Segment) (q mgl32.Vec2, t float32) {
 	t /= l2
 	return axpy2(s.A, ab, t), t
 }
+
+// Capsule is the set of points within Radius of the segment from A to B.
+type Capsule struct {
+	A, B   mgl32.Vec2
+	Radius float32
+}
+
+// AABB is a solid axis-aligned rectangle; Min must not exceed Max on either axis.
+type AABB struct{ Min, Max mgl32.Vec2 }
+
+// Valid reports whether b has finite corners with Min <= Max on both axes.
+func (b AABB) Valid() bool {
+	return finite2(b.Min) && finite2(b.Max) && b.Min[0] <= b.Max[0] && b.Min[1] <= b.Max[1]
+}
+
+// ClosestPointOnAABB returns the point of the solid rectangle b closest to p (p itself when
+// inside).
+func ClosestPointOnAABB(p mgl32.Vec2, b AABB) mgl32.Vec2 {
+	return mgl32.Vec2{clamp(p[0], b.Min[0], b.Max[0]), clamp(p[1], b.Min[1], b.Max[1])}
+}
+
+// ClosestPointsSegmentSegment returns the closest points c1 = s1.A + t1*(s1.B-s1.A) and
+// c2 = s2.A + t2*(s2.B-s2.A) of two segments (Ericson 5.1.9); crossing segments give their
+// intersection. Parallel segments give one of the closest pairs; degenerate ones are points.
+func ClosestPointsSegmentSegment(s1, s2 Segment) (c1, c2 mgl32.Vec2, t1, t2 float32) {
+	// The 3D computation with z = 0 performs exactly the 2D arithmetic.
+	p1, p2, t1, t2 := ClosestPointsSegmentSegment3(
+		Segment3{to3(s1.A), to3(s1.B)}, Segment3{to3(s2.A), to3(s2.B)})
+	return to2(p1), to2(p2), t1, t2
+}

@@ -14,7 +14,7 @@ func SweepCirclePoint(c Circle, motion mgl32.Vec2, p mgl32.Vec2) (Hit, bool) {
 	if !validRadius(c.Radius) || !finite2(c.Center) || !finite2(motion) || !finite2(p) {
 		return Hit{}, false
 	}
-	t, ok := sweepPoint2(c.Center, motion, p, c.Radius)
+	t, ok := sweepPoint2(c.Center, motion, p, c.Radius, 1)
 	if !ok {
 		return Hit{}, false
 	}
@@ -38,7 +38,7 @@ func SweepCircleCircle(c Circle, motion mgl32.Vec2, other Circle) (Hit, bool) {
 	if !finite(r) {
 		return Hit{}, false
 	}
-	t, ok := sweepPoint2(c.Center, motion, other.Center, r)
+	t, ok := sweepPoint2(c.Center, motion, other.Center, r, 1)
 	if !ok {
 		return Hit{}, false
 	}
@@ -107,7 +107,7 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 
 	// The end discs.
 	for _, p := range [2]mgl32.Vec2{s.A, s.B} {
-		if t, ok := sweepPoint2(o, motion, p, r); ok && t < best {
+		if t, ok := sweepPoint2(o, motion, p, r, 1); ok && t < best {
 			n, ok := unit2(sub2(axpy2(o, motion, t), p))
 			if !ok {
 				n = awayFrom2(motion)
@@ -122,10 +122,10 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 	return hit, true
 }
 
-// sweepPoint2 intersects the path o + t*d, t in [0, 1], with the disc of radius r around p and
+// sweepPoint2 intersects the path o + t*d, t in [0, maxT], with the disc of radius r around p and
 // returns the first t inside or on it. A start inside the disc gives 0; a start on its
 // boundary gives 0 only when d points inward.
-func sweepPoint2(o, d, p mgl32.Vec2, r float32) (float32, bool) {
+func sweepPoint2(o, d, p mgl32.Vec2, r, maxT float32) (float32, bool) {
 	m := sub2(o, p)
 	rr := float32(r * r)
 	c := dot2(m, m) - rr
@@ -149,7 +149,7 @@ func sweepPoint2(o, d, p mgl32.Vec2, r float32) (float32, bool) {
 		return 0, false
 	}
 	t := c / (sqrt32(disc) - b)
-	if !(t <= 1) {
+	if !(t <= maxT) {
 		return 0, false
 	}
 	return t, true
