@@ -41,8 +41,8 @@ func ExampleRegistry_Register() {
 	}
 	deity, player := xdump.Viewer{Deity: true}, xdump.Viewer{ID: 1}
 	t := reg.Table("entity")
-	reg.WriteTable(os.Stdout, t, true, player, 0, nil)
-	reg.WriteTable(os.Stdout, t, false, deity, 0, nil)
+	reg.WriteTable(os.Stdout, t, xdump.Options{Viewer: player, Meta: true})
+	reg.WriteTable(os.Stdout, t, xdump.Options{Viewer: deity})
 	// Output:
 	// XDUMP meta entity 0
 	// "id" 1 0 0 11

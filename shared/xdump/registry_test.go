@@ -62,7 +62,7 @@ func TestLookup(t *testing.T) {
 func TestMetaMeta(t *testing.T) {
 	r := NewRegistry(MetaUIDs{Table: 29, Meta: 31, Type: 36, Flags: 35})
 	var b bytes.Buffer
-	if err := r.WriteTable(&b, r.Table("meta"), true, Viewer{Deity: true}, 0, nil); err != nil {
+	if err := r.WriteTable(&b, r.Table("meta"), Options{Viewer: Viewer{Deity: true}, Meta: true}); err != nil {
 		t.Fatal(err)
 	}
 	// As Empire 4.4.1 writes it (conformance/empire/version/032).

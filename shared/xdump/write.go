@@ -6,16 +6,26 @@ import (
 	"strconv"
 )
 
-// WriteTable writes the machine-readable dump of t as viewer v sees it: header
-// `XDUMP NAME TIMESTAMP`, one line per row for which keep (nil: all) returns true,
-// footer `/N`. It writes the meta dump instead (`XDUMP meta NAME ...`, rows from
-// MetaOf) when meta is true; then keep selects among the meta rows.
-func (r *Registry) WriteTable(w io.Writer, t *Table, meta bool, v Viewer, timestamp int64, keep func(row int) bool) error {
+// Options say how WriteTable dumps a table.
+type Options struct {
+	Viewer    Viewer
+	Meta      bool  // write `xdump meta T` (rows from MetaOf) instead of T's data
+	Timestamp int64 // the header's timestamp
+	// Keep, if set, selects rows (by index; among the meta rows for a meta dump).
+	Keep func(row int) bool
+	// Export omits DumpOnly fields: the machine form Load reads back.
+	Export bool
+}
+
+// WriteTable writes the machine-readable dump of t as o.Viewer sees it: header
+// `XDUMP [meta ]NAME TIMESTAMP`, one line per row, footer `/N`.
+func (r *Registry) WriteTable(w io.Writer, t *Table, o Options) error {
+	meta, v, timestamp, keep := o.Meta, o.Viewer, o.Timestamp, o.Keep
 	name := t.schema.Name
 	if meta {
 		t = r.MetaOf(t, v)
 	}
-	cols := visibleFields(t, v)
+	cols := visibleFields(t, v, o.Export)
 	buf := make([]byte, 0, 4096)
 	buf = append(buf, "XDUMP "...)
 	if meta {
@@ -47,11 +57,11 @@ func (r *Registry) WriteTable(w io.Writer, t *Table, meta bool, v Viewer, timest
 }
 
 // visibleFields returns the indices of the fields a dump for v contains.
-func visibleFields(t *Table, v Viewer) []int {
+func visibleFields(t *Table, v Viewer, export bool) []int {
 	cols := make([]int, 0, len(t.schema.Fields))
 	for i := range t.schema.Fields {
 		f := &t.schema.Fields[i]
-		if f.Dump == DumpNone || !v.Deity && f.Flags&Deity != 0 {
+		if f.Dump == DumpNone || export && f.Dump == DumpOnly || !v.Deity && f.Flags&Deity != 0 {
 			continue
 		}
 		cols = append(cols, i)
