@@ -1,0 +1,102 @@
+package navi
+
+import "math"
+
+// computeClearance fills m.corner and m.width: the width of the walkable
+// channel through each triangle between the two edges that meet at each of
+// its corners (Demyen & Buro, "Efficient Triangulation-Based Pathfinding",
+// 2006). A path enters a triangle by one edge and leaves by another; an
+// agent of radius r fits when the width at their shared vertex is ≥ 2r.
+func (m *Mesh) computeClearance() {
+	m.corner = make([]bool, len(m.verts))
+	for t := range m.tris {
+		if m.tris[t].Flags&Walk == 0 {
+			continue
+		}
+		for i := 0; i < 3; i++ {
+			if m.blocks(int32(t), i, Walk) {
+				m.corner[m.tris[t].V[i]] = true
+				m.corner[m.tris[t].V[next(i)]] = true
+			}
+		}
+	}
+	m.width = make([][3]float32, len(m.tris))
+	for t := range m.tris {
+		for k := 0; k < 3; k++ {
+			m.width[t][k] = float32(m.cornerWidth(int32(t), k))
+		}
+	}
+}
+
+func dist64(a, b vec2) float64 {
+	return math.Sqrt(float64((a.x-b.x)*(a.x-b.x)) + float64((a.y-b.y)*(a.y-b.y)))
+}
+
+// segDist64 is the distance from p to the segment ab.
+func segDist64(p, a, b vec2) float64 {
+	ex, ey := b.x-a.x, b.y-a.y
+	l2 := float64(ex*ex) + float64(ey*ey)
+	if l2 == 0 {
+		return dist64(p, a)
+	}
+	u := (float64((p.x-a.x)*ex) + float64((p.y-a.y)*ey)) / l2
+	u = math.Max(0, math.Min(1, u))
+	return dist64(p, vec2{a.x + float64(u*ex), a.y + float64(u*ey)})
+}
+
+func (m *Mesh) cornerWidth(t int32, k int) float64 {
+	tr := &m.tris[t]
+	if tr.Flags&Walk == 0 {
+		return 0
+	}
+	c, a, b := tr.V[k], tr.V[next(k)], tr.V[prev(k)]
+	w := math.Inf(1)
+	pc, pa, pb := v64(m.verts[c]), v64(m.verts[a]), v64(m.verts[b])
+	if m.corner[c] && m.corner[a] {
+		w = math.Min(w, dist64(pc, pa))
+	}
+	if m.corner[c] && m.corner[b] {
+		w = math.Min(w, dist64(pc, pb))
+	}
+	if !m.corner[c] {
+		return w
+	}
+	// Angles at a and b both acute: the nearest obstacle may lie across ab.
+	dotA := float64((pc.x-pa.x)*(pb.x-pa.x)) + float64((pc.y-pa.y)*(pb.y-pa.y))
+	dotB := float64((pc.x-pb.x)*(pa.x-pb.x)) + float64((pc.y-pb.y)*(pa.y-pb.y))
+	if dotA <= 0 || dotB <= 0 {
+		return w
+	}
+	return m.searchWidth(pc, t, next(k), w, 0)
+}
+
+// searchWidth looks across edge e of t for a blocking edge closer to p than d.
+func (m *Mesh) searchWidth(p vec2, t int32, e int, d float64, depth int) float64 {
+	tr := &m.tris[t]
+	pa, pb := v64(m.verts[tr.V[e]]), v64(m.verts[tr.V[next(e)]])
+	dist := segDist64(p, pa, pb)
+	if dist >= d {
+		return d
+	}
+	if m.blocks(t, e, Walk) {
+		return dist
+	}
+	if depth >= 24 {
+		return d
+	}
+	u := tr.N[e]
+	j := m.edgeIndex(u, tr.V[next(e)], tr.V[e])
+	d = m.searchWidth(p, u, next(j), d, depth+1)
+	return m.searchWidth(p, u, prev(j), d, depth+1)
+}
+
+// edgeIndex returns i such that edge i of t runs a→b, or -1.
+func (m *Mesh) edgeIndex(t int32, a, b int32) int {
+	v := &m.tris[t].V
+	for i := 0; i < 3; i++ {
+		if v[i] == a && v[next(i)] == b {
+			return i
+		}
+	}
+	return -1
+}

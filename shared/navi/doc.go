@@ -1,0 +1,22 @@
+// Package navi is the navigation mesh of a region: it triangulates walkable
+// ground and obstacles, and answers where an agent may stand, walk, see and
+// spawn. Paths, sweeps and line-of-sight queries run on it without
+// allocating, through a reusable Query.
+//
+// Design note. Build makes a constrained Delaunay triangulation (CDT) of the
+// bounds rectangle with every polygon edge as a constraint. Points are
+// merged within a tolerance; orientation and in-circle tests are exact (a
+// float64 filter with a math/big fallback), so near-degenerate input cannot
+// break the topology and native and wasm builds produce the same mesh.
+// Constraint edges are inserted by flipping the edges they cross (Sloan);
+// where two constraints cross, both are split at the intersection point
+// (rounded to float32). Each constraint edge carries, per side, how many
+// polygons of each Kind it enters; a breadth-first fill from outside the
+// bounds adds these up, so every triangle knows how many walkable, obstacle
+// and hole polygons cover it, and its Flags follow. Point location walks
+// from a grid hint; every walk and search has an explicit bound.
+//
+// Determinism: no map iteration affects results, products are rounded
+// explicitly (float32(a*b)+c) so no fused multiply-add changes a result on
+// arm64, and nothing reads the clock or a global random source.
+package navi
