@@ -795,11 +795,10 @@ func (p *parser) number(f *Field, tok []byte, n int) (Value, error) {
 	if f.Type == TypeString || f.Type == TypeChars {
 		return Value{}, p.errf("field %d doesn't take numbers", n)
 	}
-	if i, ok := parseInt(tok); ok {
-		if f.Type == TypeFloat {
-			return Value{Float: float64(i)}, nil
+	if f.Type == TypeInt {
+		if i, ok := parseInt(tok); ok {
+			return Value{Int: i}, nil
 		}
-		return Value{Int: i}, nil
 	}
 	x, err := strconv.ParseFloat(unsafeString(tok), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {

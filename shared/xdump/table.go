@@ -124,6 +124,15 @@ func Ints[R any, T Integer](name string, n int, p func(r *R) []T) Column[R] {
 	}
 }
 
+func setFloat[T ~float32 | ~float64](p *T, x float64) error {
+	t := T(x)
+	if !math.IsInf(x, 0) && math.IsInf(float64(t), 0) {
+		return errRange
+	}
+	*p = t
+	return nil
+}
+
 // Float is a TypeFloat column stored in the float32 or float64 that p points into. A
 // float32 dumps in the shortest form that reads back to the same float32.
 func Float[R any, T ~float32 | ~float64](name string, p func(r *R) *T) Column[R] {
@@ -131,14 +140,7 @@ func Float[R any, T ~float32 | ~float64](name string, p func(r *R) *T) Column[R]
 	return Column[R]{
 		f:   Field{Name: name, Type: TypeFloat, f32: unsafe.Sizeof(zero) == 4},
 		get: func(r *R, _ int) Value { return Value{Float: float64(*p(r))} },
-		set: func(r *R, _ int, v Value) error {
-			t := T(v.Float)
-			if unsafe.Sizeof(zero) == 4 && !math.IsInf(v.Float, 0) && math.IsInf(float64(t), 0) {
-				return errRange
-			}
-			*p(r) = t
-			return nil
-		},
+		set: func(r *R, _ int, v Value) error { return setFloat(p(r), v.Float) },
 	}
 }
 
@@ -280,6 +282,6 @@ func Floats[R any, T ~float32 | ~float64](name string, n int, p func(r *R) []T) 
 	return Column[R]{
 		f:   Field{Name: name, Type: TypeFloat, Len: n, f32: unsafe.Sizeof(zero) == 4},
 		get: func(r *R, i int) Value { return Value{Float: float64(p(r)[i])} },
-		set: func(r *R, i int, v Value) error { p(r)[i] = T(v.Float); return nil },
+		set: func(r *R, i int, v Value) error { return setFloat(&p(r)[i], v.Float) },
 	}
 }
