@@ -28,9 +28,8 @@ type ent struct {
 }
 
 type world struct {
-	reg   *Registry
-	ents  []ent
-	kinds []Symbol
+	reg  *Registry
+	ents []ent
 }
 
 func newWorld(t testing.TB) *world {
@@ -183,7 +182,7 @@ func TestCommandSelect(t *testing.T) {
 	}
 	for cmd, want := range map[string]string{
 		"xdump entity *":                      "0,4,7",
-		"xdump entit 4":                         "4",
+		"xdump entit 4":                       "4",
 		"xdump 12 0/7":                        "0,7",
 		"xdump entity 1-5":                    "4",
 		"xdump entity ?timestamp>15":          "4,7",
