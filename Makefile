@@ -8,7 +8,7 @@ WASM_EXEC_DIR := $(shell $(GO) env GOROOT)/lib/wasm
 BENCH_COUNT   ?= 6
 BENCH_OUT     ?= bench.txt
 
-.PHONY: all setup test test-native test-wasm vet lint fmt fmt-check bench run fuzz
+.PHONY: all setup test test-native test-wasm vet lint fmt fmt-check bench run fuzz proto
 
 all: test
 
@@ -51,6 +51,10 @@ bench:
 FUZZTIME ?= 10s
 fuzz:
 	@scripts/fuzz.sh $(FUZZTIME)
+
+## proto: regenerate the protobuf Go code (committed; a test fails when it is stale).
+proto: setup
+	scripts/genproto.sh
 
 ## run: the server on 127.0.0.1:8080 (arrives with the server issue).
 run: setup

@@ -4,7 +4,9 @@
 set -euo pipefail
 
 # Packages grow with the issues that need them (protoc, chromium, xvfb, ...).
-packages=()
+packages=(
+  protobuf-compiler # protoc, for make proto and the generated-code staleness test
+)
 # Node.js runs the wasm tests; the machine image usually has it already.
 command -v node >/dev/null || packages+=(nodejs)
 
