@@ -173,7 +173,7 @@ func (r *Registry) Exec(w io.Writer, line string, v Viewer, timestamp int64) err
 func (r *Registry) Run(w io.Writer, c *Command, v Viewer, timestamp int64) error {
 	t, err := r.Lookup(c.Table)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrCommand, err)
+		return commandError{err}
 	}
 	sel := t
 	if c.Meta {
@@ -185,6 +185,12 @@ func (r *Registry) Run(w io.Writer, c *Command, v Viewer, timestamp int64) error
 	}
 	return r.WriteTable(w, t, Options{Viewer: v, Meta: c.Meta, Timestamp: timestamp, Keep: keep})
 }
+
+// commandError is a lookup error that is also an ErrCommand.
+type commandError struct{ err error }
+
+func (e commandError) Error() string   { return e.err.Error() }
+func (e commandError) Unwrap() []error { return []error{ErrCommand, e.err} }
 
 type compiledCond struct {
 	field int

@@ -27,8 +27,15 @@
 //
 // The human-readable dialect (config files) differs: free white space, # comments,
 // `config NAME`, a column header of field names (unique prefixes allowed, arrays as
-// name(index)), records, `/config`; a table with a key may be split into parts whose
-// headers end in "..."; symbols and symbol sets ( (a b) ) may be given by name.
+// name(index)), records, `/config`. A table may be split vertically into parts whose
+// headers end in "..."; parts have the same rows, matched by position, and fields
+// repeated in several parts (the key, normally) must agree. Symbols may be given by
+// name (unique prefixes allowed), symbol sets as (a b), a null string as nil.
+//
+// Reading (Registry.Parse) checks syntax and types against the metadata; loading
+// (Registry.Load) also checks what a table's schema demands of its rows (key order,
+// row counts, ranges, const fields) and then replaces the rows through the table's
+// accessors. Errors are *ParseError values naming file, line and column.
 //
 // The registry is a value (no package state, no init-time registration). Dumps iterate
 // tables by uid and rows by index, never over a map, so output is deterministic.

@@ -99,7 +99,7 @@ func (r *Registry) Register(t *Table) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: table %q: %s", ErrRegister, s.Name, fmt.Sprintf(format, args...))
 	}
-	if !validName(s.Name) || s.Name == "meta" && t != r.meta && r.meta != nil {
+	if !validName(s.Name) {
 		return bad("invalid name")
 	}
 	if s.UID < 0 {
