@@ -1,0 +1,321 @@
+package navi
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// refMap is a brute-force model of a map made of one walkable rectangle
+// and obstacles, independent of the mesh.
+type refMap struct {
+	g Geometry
+}
+
+func pointInPolygon(p mgl32.Vec2, pts []mgl32.Vec2) bool {
+	in := false
+	for i, j := 0, len(pts)-1; i < len(pts); j, i = i, i+1 {
+		a, b := pts[i], pts[j]
+		if (a[1] > p[1]) != (b[1] > p[1]) {
+			x := a[0] + (p[1]-a[1])/(b[1]-a[1])*(b[0]-a[0])
+			if p[0] < x {
+				in = !in
+			}
+		}
+	}
+	return in
+}
+
+func (r refMap) walkable(p mgl32.Vec2) bool {
+	walk := false
+	for _, poly := range r.g.Polygons {
+		if pointInPolygon(p, poly.Points) {
+			if poly.Kind == Walkable {
+				walk = true
+			} else {
+				return false
+			}
+		}
+	}
+	return walk
+}
+
+// visible: the segment crosses no polygon edge properly and sampled points
+// along it are walkable.
+func (r refMap) visible(a, b mgl32.Vec2) bool {
+	for _, poly := range r.g.Polygons {
+		n := len(poly.Points)
+		for i := range poly.Points {
+			c, d := v64(poly.Points[i]), v64(poly.Points[(i+1)%n])
+			if orient(v64(a), v64(b), c)*orient(v64(a), v64(b), d) < 0 && orient(c, d, v64(a))*orient(c, d, v64(b)) < 0 {
+				return false
+			}
+		}
+	}
+	for k := 1; k < 32; k++ {
+		s := float32(k) / 32
+		if p := madd(a, sub(b, a), s); !r.walkable(p) && !r.onEdge(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// onEdge: within 1e-3 of a polygon edge (paths may run along walls).
+func (r refMap) onEdge(p mgl32.Vec2) bool {
+	for _, poly := range r.g.Polygons {
+		n := len(poly.Points)
+		for i := range poly.Points {
+			if segDist2(p, poly.Points[i], poly.Points[(i+1)%n]) < 1e-6 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shortest is the visibility-graph shortest path length (Dijkstra over
+// start, goal and every polygon vertex), or -1.
+func (r refMap) shortest(s, g mgl32.Vec2) float64 {
+	nodes := []mgl32.Vec2{s, g}
+	for _, poly := range r.g.Polygons {
+		for _, p := range poly.Points {
+			if poly.Kind != Walkable || true {
+				nodes = append(nodes, p)
+			}
+		}
+	}
+	n := len(nodes)
+	d := make([]float64, n)
+	done := make([]bool, n)
+	for i := range d {
+		d[i] = math.Inf(1)
+	}
+	d[0] = 0
+	for {
+		u := -1
+		for i := 0; i < n; i++ {
+			if !done[i] && !math.IsInf(d[i], 1) && (u < 0 || d[i] < d[u]) {
+				u = i
+			}
+		}
+		if u < 0 {
+			return -1
+		}
+		if u == 1 {
+			return d[1]
+		}
+		done[u] = true
+		for v := 0; v < n; v++ {
+			if done[v] || nodes[v] == nodes[u] {
+				continue
+			}
+			w := float64(dist(nodes[u], nodes[v]))
+			if d[u]+w < d[v] && r.visible(nodes[u], nodes[v]) {
+				d[v] = d[u] + w
+			}
+		}
+	}
+}
+
+func obstacleMap(r *rand.Rand, n int) Geometry {
+	g := Geometry{Bounds: AABB{Max: mgl32.Vec2{100, 100}}}
+	g.Polygons = append(g.Polygons, rect(Walkable, 0, 0, 100, 100))
+	for i := 0; i < n; i++ {
+		c := mgl32.Vec2{15 + 70*r.Float32(), 15 + 70*r.Float32()}
+		k := 3 + r.IntN(4)
+		rad := 4 + 10*r.Float64()
+		var pts []mgl32.Vec2
+		for j := 0; j < k; j++ {
+			a := (float64(j) + 0.6*r.Float64()) / float64(k) * 2 * math.Pi
+			pts = append(pts, mgl32.Vec2{c[0] + float32(rad*math.Cos(a)), c[1] + float32(rad*math.Sin(a))})
+		}
+		g.Polygons = append(g.Polygons, Polygon{Kind: Obstacle, Points: pts})
+	}
+	return g
+}
+
+// TestPathOptimality compares path lengths with agent radius 0 against the
+// exact shortest path of a brute-force visibility graph. A* over triangles
+// picks a corridor by an estimate, so a path may be longer than the
+// optimum: the test requires every path within 15% (+0.01) of the optimum
+// and the median ratio within 1%, and no path shorter than the optimum.
+func TestPathOptimality(t *testing.T) {
+	t.Parallel()
+	seed := *seedFlag
+	t.Logf("seed %d (reproduce with -seed)", seed)
+	r := rand.New(rand.NewPCG(seed, 2))
+	var ratios []float64
+	maps := 30
+	if testing.Short() {
+		maps = 8
+	}
+	var path Path
+	for mi := 0; mi < maps; mi++ {
+		g := obstacleMap(r, 4+r.IntN(10))
+		m, err := Build(g, nil)
+		if err != nil {
+			t.Fatalf("map %d: %v", mi, err)
+		}
+		if err := Validate(m); err != nil {
+			t.Fatalf("map %d: %v", mi, err)
+		}
+		ref := refMap{g}
+		q := NewQuery(m)
+		for k := 0; k < 10; k++ {
+			s := mgl32.Vec2{1 + 98*r.Float32(), 1 + 98*r.Float32()}
+			e := mgl32.Vec2{1 + 98*r.Float32(), 1 + 98*r.Float32()}
+			if !ref.walkable(s) || !ref.walkable(e) || m.FlagsAt(s)&Walk == 0 || m.FlagsAt(e)&Walk == 0 {
+				continue
+			}
+			want := ref.shortest(s, e)
+			st := q.FindPath(s, e, 0, &path)
+			if want < 0 {
+				if st == PathComplete {
+					t.Errorf("map %d: %v→%v: complete path where none exists", mi, s, e)
+				}
+				continue
+			}
+			if st != PathComplete {
+				t.Errorf("map %d: %v→%v: status %v, want complete (optimum %.3f)", mi, s, e, st, want)
+				continue
+			}
+			got := float64(path.Length())
+			for i := 1; i < len(path.Points); i++ {
+				if !ref.visible(path.Points[i-1], path.Points[i]) {
+					t.Errorf("map %d: %v→%v: leg %d %v-%v leaves walkable space", mi, s, e, i, path.Points[i-1], path.Points[i])
+				}
+			}
+			if got < want-1e-2 {
+				t.Errorf("map %d: %v→%v: length %.4f shorter than optimum %.4f", mi, s, e, got, want)
+			}
+			if got > want*1.15+1e-2 {
+				t.Errorf("map %d: %v→%v: length %.4f, optimum %.4f", mi, s, e, got, want)
+			}
+			ratios = append(ratios, got/want)
+		}
+	}
+	sort.Float64s(ratios)
+	if len(ratios) == 0 {
+		t.Fatal("no paths compared")
+	}
+	med := ratios[len(ratios)/2]
+	t.Logf("%d paths: median ratio %.5f, max %.5f", len(ratios), med, ratios[len(ratios)-1])
+	if med > 1.01 {
+		t.Errorf("median ratio %.4f > 1.01", med)
+	}
+}
+
+func TestPathRadius(t *testing.T) {
+	t.Parallel()
+	// A wall across the map with a gap of width 1 between x=49.5 and 50.5,
+	// and a way around at the far right (x>95).
+	g := Geometry{Bounds: box100, Polygons: []Polygon{
+		rect(Walkable, 0, 0, 100, 100),
+		rect(Obstacle, 0, 49, 49.5, 51),
+		rect(Obstacle, 50.5, 49, 95, 51),
+	}}
+	m := mustBuild(t, g)
+	q := NewQuery(m)
+	var p Path
+	s, e := mgl32.Vec2{50, 10}, mgl32.Vec2{50, 90}
+	tests := []struct {
+		r       float32
+		through bool // through the gap (short) or around (long)
+	}{
+		{0, true}, {0.4, true}, {0.49, true}, {0.51, false}, {1, false}, {2, false},
+	}
+	for _, tc := range tests {
+		st := q.FindPath(s, e, tc.r, &p)
+		if st != PathComplete {
+			t.Fatalf("r=%v: status %v", tc.r, st)
+		}
+		short := p.Length() < 90
+		if short != tc.through {
+			t.Errorf("r=%v: length %v, through the gap = %v, want %v (%v)", tc.r, p.Length(), short, tc.through, p.Points)
+		}
+		// Every corner keeps at least r from the walls (portals are shrunk by r).
+		for _, c := range p.Points {
+			if !m.Contains(c, tc.r*0.999, Walk) {
+				t.Errorf("r=%v: corner %v too close to a wall", tc.r, c)
+			}
+		}
+		// Every leg keeps at least r·cos(45°) from the walls here.
+		for i := 1; i < len(p.Points); i++ {
+			for k := 0; k <= 20; k++ {
+				pt := madd(p.Points[i-1], sub(p.Points[i], p.Points[i-1]), float32(k)/20)
+				if !m.Contains(pt, tc.r*0.7, Walk) {
+					t.Errorf("r=%v: leg %d point %v too close to a wall", tc.r, i, pt)
+				}
+			}
+		}
+	}
+}
+
+func TestPathStatuses(t *testing.T) {
+	t.Parallel()
+	g := Geometry{Bounds: box100, Polygons: []Polygon{
+		rect(Walkable, 0, 0, 40, 100),
+		rect(Walkable, 60, 0, 100, 100), // an island, unreachable
+		rect(Obstacle, 10, 10, 30, 30),
+	}}
+	m := mustBuild(t, g)
+	q := NewQuery(m)
+	var p Path
+	tests := []struct {
+		name      string
+		s, e      mgl32.Vec2
+		want      PathStatus
+		goalMoved bool
+		end       mgl32.Vec2 // checked within 0.5 when nonzero
+	}{
+		{"straight", mgl32.Vec2{5, 5}, mgl32.Vec2{35, 95}, PathComplete, false, mgl32.Vec2{35, 95}},
+		{"goal in obstacle moved", mgl32.Vec2{5, 50}, mgl32.Vec2{20, 28}, PathComplete, true, mgl32.Vec2{20, 30}},
+		{"goal off ground moved", mgl32.Vec2{5, 50}, mgl32.Vec2{45, 50}, PathComplete, true, mgl32.Vec2{40, 50}},
+		{"island partial", mgl32.Vec2{5, 50}, mgl32.Vec2{80, 50}, PathPartial, false, mgl32.Vec2{40, 50}},
+		{"start nowhere", mgl32.Vec2{-500, 50}, mgl32.Vec2{20, 50}, PathNoPath, false, mgl32.Vec2{}},
+		{"nan", mgl32.Vec2{float32(math.NaN()), 50}, mgl32.Vec2{20, 50}, PathNoPath, false, mgl32.Vec2{}},
+	}
+	for _, tc := range tests {
+		st := q.FindPath(tc.s, tc.e, 0, &p)
+		if st != tc.want || p.GoalMoved != tc.goalMoved {
+			t.Errorf("%s: status %v moved %v, want %v %v", tc.name, st, p.GoalMoved, tc.want, tc.goalMoved)
+			continue
+		}
+		if tc.end != (mgl32.Vec2{}) && dist(p.End, tc.end) > 0.5 {
+			t.Errorf("%s: end %v, want %v", tc.name, p.End, tc.end)
+		}
+		if st != PathNoPath && (p.Points[0] != tc.s || p.Points[len(p.Points)-1] != p.End) {
+			t.Errorf("%s: points %v do not run from start to end %v", tc.name, p.Points, p.End)
+		}
+	}
+	q.MaxSearchNodes = 3
+	if st := q.FindPath(mgl32.Vec2{5, 5}, mgl32.Vec2{35, 95}, 0, &p); st != PathSearchLimit {
+		t.Errorf("limit: status %v", st)
+	}
+}
+
+func TestPathNoAllocs(t *testing.T) {
+	m := mustBuild(t, benchGeometry(1))
+	q := NewQuery(m)
+	var p Path
+	r := rand.New(rand.NewPCG(1, 1))
+	pairs := make([][2]mgl32.Vec2, 64)
+	for i := range pairs {
+		pairs[i] = [2]mgl32.Vec2{{r.Float32() * 3000, r.Float32() * 3000}, {r.Float32() * 3000, r.Float32() * 3000}}
+	}
+	for _, pr := range pairs { // warm up the buffers
+		q.FindPath(pr[0], pr[1], 0.5, &p)
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(200, func() {
+		q.FindPath(pairs[i%len(pairs)][0], pairs[i%len(pairs)][1], 0.5, &p)
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("FindPath allocates %v times per run", allocs)
+	}
+}

@@ -1,0 +1,249 @@
+package navi
+
+import (
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// Query holds the scratch space of path, sweep and search queries on one
+// Mesh. Reusing a Query makes queries allocation-free after the first few.
+// A Query is not safe for concurrent use; use one per goroutine.
+type Query struct {
+	m *Mesh
+
+	// Limits. Zero values mean the defaults.
+	// MaxSearchNodes caps the triangles a path search expands (default 4096).
+	MaxSearchNodes int
+	// MaxPathPoints caps the corners of a path (default 256).
+	MaxPathPoints int
+
+	gen     uint32
+	stamp   []uint32 // == gen: node touched in this search
+	g       []float32
+	parent  []int32
+	entry   []int8 // edge of the triangle the search entered by, -1 at the start
+	pos     []mgl32.Vec2
+	heap    []heapItem
+	portals [][2]mgl32.Vec2
+	portalV [][2]int32 // mesh vertices of the portals' ends, -1 for start and end
+	cornerV []int32
+	queue   []int32
+}
+
+type heapItem struct {
+	f, g float32
+	t    int32
+}
+
+// NewQuery returns a Query for m.
+func NewQuery(m *Mesh) *Query {
+	n := len(m.tris)
+	return &Query{
+		m:      m,
+		stamp:  make([]uint32, n),
+		g:      make([]float32, n),
+		parent: make([]int32, n),
+		entry:  make([]int8, n),
+		pos:    make([]mgl32.Vec2, n),
+		heap:   make([]heapItem, 0, 256),
+		queue:  make([]int32, 0, 256),
+	}
+}
+
+// Mesh returns the mesh q queries.
+func (q *Query) Mesh() *Mesh { return q.m }
+
+func (q *Query) next() {
+	q.gen++
+	if q.gen == 0 { // wrapped: forget every old stamp
+		clear(q.stamp)
+		q.gen = 1
+	}
+	q.heap = q.heap[:0]
+}
+
+func (q *Query) push(it heapItem) {
+	h := append(q.heap, it)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !less(h[i], h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+	q.heap = h
+}
+
+// less orders by f, then by triangle index, so ties break deterministically.
+func less(a, b heapItem) bool { return a.f < b.f || (a.f == b.f && a.t < b.t) }
+
+func (q *Query) pop() heapItem {
+	h := q.heap
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	i := 0
+	for {
+		l, r, s := 2*i+1, 2*i+2, i
+		if l < len(h) && less(h[l], h[s]) {
+			s = l
+		}
+		if r < len(h) && less(h[r], h[s]) {
+			s = r
+		}
+		if s == i {
+			break
+		}
+		h[i], h[s] = h[s], h[i]
+		i = s
+	}
+	q.heap = h
+	return top
+}
+
+// Contains reports whether the whole disc of radius r at p lies in
+// triangles that have all of flags. It does not allocate and is safe for
+// concurrent use.
+func (m *Mesh) Contains(p mgl32.Vec2, r float32, flags Flags) bool {
+	if !finite32(r) || r < 0 {
+		return false
+	}
+	t := m.Locate(p)
+	if t < 0 || m.tris[t].Flags&flags != flags {
+		return false
+	}
+	if r == 0 {
+		return true
+	}
+	rr := float32(r * r)
+	// Breadth-first over the triangles the disc reaches, in a fixed buffer.
+	var buf [96]int32
+	seen := buf[:1]
+	seen[0] = t
+	for h := 0; h < len(seen); h++ {
+		tr := &m.tris[seen[h]]
+		for i := 0; i < 3; i++ {
+			a, b := m.verts[tr.V[i]], m.verts[tr.V[next(i)]]
+			if segDist2(p, a, b) >= rr {
+				continue
+			}
+			if m.blocks(seen[h], i, flags) {
+				return false
+			}
+			u := tr.N[i]
+			dup := false
+			for _, s := range seen {
+				if s == u {
+					dup = true
+					break
+				}
+			}
+			if dup {
+				continue
+			}
+			if len(seen) == len(buf) {
+				return m.containsScan(p, rr, flags)
+			}
+			seen = append(seen, u)
+		}
+	}
+	return true
+}
+
+// containsScan is the fallback of Contains for large discs: the disc is
+// inside when no blocking edge of the whole mesh comes closer than r.
+func (m *Mesh) containsScan(p mgl32.Vec2, rr float32, flags Flags) bool {
+	for t := range m.tris {
+		tr := &m.tris[t]
+		for i := 0; i < 3; i++ {
+			if m.blocks(int32(t), i, flags) && segDist2(p, m.verts[tr.V[i]], m.verts[tr.V[next(i)]]) < rr {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// closestInTriangle returns the point of triangle t closest to p.
+func (m *Mesh) closestInTriangle(t int32, p mgl32.Vec2) mgl32.Vec2 {
+	tr := &m.tris[t]
+	inside := true
+	for i := 0; i < 3; i++ {
+		if orient(v64(m.verts[tr.V[i]]), v64(m.verts[tr.V[next(i)]]), v64(p)) < 0 {
+			inside = false
+			break
+		}
+	}
+	if inside {
+		return p
+	}
+	best := mgl32.Vec2{}
+	bd := float32(-1)
+	for i := 0; i < 3; i++ {
+		c := closestOnSegment(p, m.verts[tr.V[i]], m.verts[tr.V[next(i)]])
+		if d := dot(sub(c, p), sub(c, p)); bd < 0 || d < bd {
+			best, bd = c, d
+		}
+	}
+	return best
+}
+
+// Nearest returns the point nearest to p where a disc of radius r fits in
+// triangles with all of flags, searching no farther than maxDist, and the
+// triangle containing it. ok is false when there is none within reach.
+func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32.Vec2, tri int32, ok bool) {
+	m := q.m
+	if !finite2(p) {
+		return mgl32.Vec2{}, -1, false
+	}
+	// Clamp into the bounds, then search outward by distance.
+	c := mgl32.Vec2{min(max(p[0], m.bounds.Min[0]), m.bounds.Max[0]), min(max(p[1], m.bounds.Min[1]), m.bounds.Max[1])}
+	t0 := m.Locate(c)
+	if t0 < 0 {
+		return mgl32.Vec2{}, -1, false
+	}
+	if m.tris[t0].Flags&flags == flags && m.Contains(p, r, flags) {
+		return p, t0, true
+	}
+	q.next()
+	q.stamp[t0] = q.gen
+	q.push(heapItem{f: dist(p, c), t: t0})
+	limit := q.maxNodes()
+	for n := 0; len(q.heap) > 0 && n < limit; n++ {
+		it := q.pop()
+		if it.f > maxDist+r {
+			break
+		}
+		t := it.t
+		tr := &m.tris[t]
+		if tr.Flags&flags == flags {
+			cp := m.closestInTriangle(t, p)
+			if r > 0 {
+				// Step inward, away from the boundary that stopped us.
+				cp = madd(cp, normalize(sub(cp, p)), float32(r*1.001))
+			}
+			if tt := m.Locate(cp); tt >= 0 && m.Contains(cp, r, flags) && dist(cp, p) <= maxDist+r {
+				return cp, tt, true
+			}
+		}
+		for i := 0; i < 3; i++ {
+			u := tr.N[i]
+			if u < 0 || q.stamp[u] == q.gen {
+				continue
+			}
+			q.stamp[u] = q.gen
+			d := dist(p, closestOnSegment(p, m.verts[tr.V[i]], m.verts[tr.V[next(i)]]))
+			q.push(heapItem{f: max(d, it.f), t: u})
+		}
+	}
+	return mgl32.Vec2{}, -1, false
+}
+
+func (q *Query) maxNodes() int {
+	if q.MaxSearchNodes > 0 {
+		return q.MaxSearchNodes
+	}
+	return 4096
+}

@@ -1,0 +1,171 @@
+package navi
+
+import (
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/geom"
+)
+
+// Skin is the gap a sweep leaves between the disc and the wall it stops
+// at, so the next sweep does not start in contact.
+const Skin = 1e-3
+
+// SweepResult is the outcome of Query.Sweep.
+type SweepResult struct {
+	From, To mgl32.Vec2 // the requested motion
+	Radius   float32
+	// Hit reports a contact before To; Contact describes it (T is the
+	// fraction of the motion, Point the contact on the wall, Normal points
+	// from the wall to the disc).
+	Hit     bool
+	Contact geom.Hit
+	// Stop is the centre at first contact, Skin off the wall (To when no hit).
+	Stop mgl32.Vec2
+	// Slide is the rest of the motion projected along the wall, and End
+	// where the disc stops after sliding it (Stop when there is no slide).
+	Slide mgl32.Vec2
+	End   mgl32.Vec2
+	// SlideHit and SlideContact describe a contact during the slide.
+	SlideHit     bool
+	SlideContact geom.Hit
+}
+
+// Sweep moves a disc of radius r from from toward to through triangles that
+// have all of flags, against the edges that bound them (their sides and end
+// points): it finds the first contact, stops there, and slides once along
+// the wall with the rest of the motion. A disc that starts outside such
+// triangles does not move (Hit at T = 0). Contacts the disc is moving away
+// from are ignored, so a disc resting against a wall can leave it.
+func (q *Query) Sweep(from, to mgl32.Vec2, r float32, flags Flags, res *SweepResult) {
+	*res = SweepResult{From: from, To: to, Radius: r, Stop: from, End: from}
+	if !finite2(from) || !finite2(to) || !finite32(r) || r < 0 {
+		return
+	}
+	t := q.m.Locate(from)
+	if t < 0 || q.m.tris[t].Flags&flags != flags {
+		res.Hit = true
+		res.Contact = geom.Hit{T: 0, Point: from, Normal: normalize(sub(from, to))}
+		return
+	}
+	motion := sub(to, from)
+	hit, ok := q.sweepOnce(t, from, motion, r, flags)
+	if !ok {
+		res.Stop, res.End = to, to
+		return
+	}
+	res.Hit, res.Contact = true, hit
+	stop := add(madd(from, motion, hit.T), scale(hit.Normal, Skin))
+	if q.m.tris[q.m.locateFrom(t, stop)].Flags&flags != flags {
+		stop = madd(from, motion, hit.T) // the skin would leave the mesh
+	}
+	res.Stop, res.End = stop, stop
+	rest := scale(motion, 1-hit.T)
+	along := sub(rest, scale(hit.Normal, dot(rest, hit.Normal)))
+	if dot(along, along) <= 0 {
+		return
+	}
+	res.Slide = along
+	t2 := q.m.locateFrom(t, stop)
+	if t2 < 0 || q.m.tris[t2].Flags&flags != flags {
+		return
+	}
+	hit2, ok := q.sweepOnce(t2, stop, along, r, flags)
+	if !ok {
+		res.End = add(stop, along)
+		return
+	}
+	res.SlideHit, res.SlideContact = true, hit2
+	res.End = add(madd(stop, along, hit2.T), scale(hit2.Normal, Skin))
+}
+
+// locateFrom locates p by walking from t (falling back to Locate).
+func (m *Mesh) locateFrom(t int32, p mgl32.Vec2) int32 {
+	if r := m.walkTo(t, p, 64); r >= 0 {
+		return r
+	}
+	if r := m.Locate(p); r >= 0 {
+		return r
+	}
+	return t
+}
+
+// sweepOnce visits the triangles the swept disc can reach (breadth-first
+// across edges that do not block and come within r of the motion) and
+// sweeps the disc against each blocking edge it meets.
+func (q *Query) sweepOnce(t0 int32, from, motion mgl32.Vec2, r float32, flags Flags) (geom.Hit, bool) {
+	m := q.m
+	to := add(from, motion)
+	reach := float32((r + Skin) * (r + Skin))
+	q.next()
+	q.stamp[t0] = q.gen
+	qu := append(q.queue[:0], t0)
+	best := geom.Hit{T: 2}
+	found := false
+	c := geom.Circle{Center: from, Radius: r}
+	for h := 0; h < len(qu) && h < len(m.tris); h++ {
+		t := qu[h]
+		tr := &m.tris[t]
+		for i := 0; i < 3; i++ {
+			a, b := m.verts[tr.V[i]], m.verts[tr.V[next(i)]]
+			if segSegDist2(from, to, a, b) > reach {
+				continue
+			}
+			if m.blocks(t, i, flags) {
+				hit, ok := geom.SweepCircleSegment(c, motion, geom.Segment{A: a, B: b})
+				if ok && dot(hit.Normal, motion) < 0 && hit.T < best.T {
+					best, found = hit, true
+				}
+				continue
+			}
+			if u := tr.N[i]; q.stamp[u] != q.gen {
+				q.stamp[u] = q.gen
+				qu = append(qu, u)
+			}
+		}
+	}
+	q.queue = qu
+	return best, found
+}
+
+// LineOfSight reports whether the segment from a to b stays in triangles
+// that have all of flags (Sight for seeing). Touching a blocking edge's end
+// point counts as blocked. It does not allocate and is safe for concurrent use.
+func (m *Mesh) LineOfSight(a, b mgl32.Vec2, flags Flags) bool {
+	t := m.Locate(a)
+	if t < 0 || m.tris[t].Flags&flags != flags || !finite2(b) {
+		return false
+	}
+	pa, pb := v64(a), v64(b)
+	in := -1
+	for step := 0; step < len(m.tris)+8; step++ {
+		tr := &m.tris[t]
+		var o [3]int
+		for i := 0; i < 3; i++ {
+			o[i] = orient(v64(m.verts[tr.V[i]]), v64(m.verts[tr.V[next(i)]]), pb)
+		}
+		if o[0] >= 0 && o[1] >= 0 && o[2] >= 0 {
+			return true
+		}
+		exit := -1
+		for i := 0; i < 3; i++ {
+			if i == in || o[i] >= 0 {
+				continue
+			}
+			s0 := orient(pa, pb, v64(m.verts[tr.V[i]]))
+			s1 := orient(pa, pb, v64(m.verts[tr.V[next(i)]]))
+			if s0 <= 0 && s1 >= 0 && (s0 != 0 || s1 != 0) {
+				exit = i
+				break
+			}
+		}
+		if exit < 0 {
+			return false
+		}
+		if m.blocks(t, exit, flags) {
+			return false
+		}
+		u := tr.N[exit]
+		in = m.edgeIndex(u, tr.V[next(exit)], tr.V[exit])
+		t = u
+	}
+	return false
+}
