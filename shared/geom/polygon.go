@@ -41,9 +41,10 @@ func trimPrefix(s string) string {
 }
 
 // Validate checks that poly has at least three finite vertices, no vertex equal to its
-// predecessor, non-zero area and no two non-adjacent edges that touch or cross (an O(n²)
-// check). It returns nil or an error matching one of the Err values with errors.Is; errors
-// about a particular vertex are *VertexError.
+// predecessor, no two non-adjacent edges that touch or cross (an O(n²) check) and non-zero
+// area. It returns nil or an error matching one of the Err values with errors.Is; errors
+// about a particular vertex are *VertexError (for crossing edges, the first vertex of the
+// later edge).
 func (poly Polygon) Validate() error {
 	n := len(poly)
 	if n < 3 {
@@ -57,9 +58,6 @@ func (poly Polygon) Validate() error {
 			return &VertexError{Index: i, Err: ErrDuplicateVertex}
 		}
 	}
-	if poly.Area() == 0 {
-		return ErrZeroArea
-	}
 	for i := range n {
 		e1 := Segment{poly[i], poly[(i+1)%n]}
 		for j := i + 2; j < n; j++ {
@@ -71,6 +69,9 @@ func (poly Polygon) Validate() error {
 				return &VertexError{Index: j, Err: ErrSelfIntersect}
 			}
 		}
+	}
+	if poly.Area() == 0 {
+		return ErrZeroArea
 	}
 	return nil
 }

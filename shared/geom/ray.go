@@ -31,7 +31,7 @@ func RaycastAABB(origin, dir mgl32.Vec2, b AABB, maxT float32) (Hit, bool) {
 	} else {
 		h.Normal[axis] = faceSign(dir[axis])
 	}
-	return h, true
+	return checked(h)
 }
 
 // RaycastAABB3 is RaycastAABB for a solid box.
@@ -49,7 +49,7 @@ func RaycastAABB3(origin, dir mgl32.Vec3, b AABB3, maxT float32) (Hit3, bool) {
 	} else {
 		h.Normal[axis] = faceSign(dir[axis])
 	}
-	return h, true
+	return checked3(h)
 }
 
 // RaycastCircle intersects a ray with the solid disc c.
@@ -66,7 +66,7 @@ func RaycastCircle(origin, dir mgl32.Vec2, c Circle, maxT float32) (Hit, bool) {
 	if !ok || t == 0 && dot2(sub2(origin, c.Center), sub2(origin, c.Center)) < float32(c.Radius*c.Radius) {
 		n = awayFrom2(dir)
 	}
-	return Hit{T: t, Point: p, Normal: n}, true
+	return checked(Hit{T: t, Point: p, Normal: n})
 }
 
 // RaycastSphere intersects a ray with the solid ball s.
@@ -83,7 +83,7 @@ func RaycastSphere(origin, dir mgl32.Vec3, s Sphere, maxT float32) (Hit3, bool) 
 	if !ok || t == 0 && dot3(sub3(origin, s.Center), sub3(origin, s.Center)) < float32(s.Radius*s.Radius) {
 		n = awayFrom3(dir)
 	}
-	return Hit3{T: t, Point: p, Normal: n}, true
+	return checked3(Hit3{T: t, Point: p, Normal: n})
 }
 
 // RaycastCapsule3 intersects a ray with the solid capsule c: its cylinder and its two end
@@ -102,7 +102,7 @@ func RaycastCapsule3(origin, dir mgl32.Vec3, c Capsule3, maxT float32) (Hit3, bo
 	if !ok || t == 0 && dot3(sub3(origin, q), sub3(origin, q)) < float32(c.Radius*c.Radius) {
 		n = awayFrom3(dir)
 	}
-	return Hit3{T: t, Point: p, Normal: n}, true
+	return checked3(Hit3{T: t, Point: p, Normal: n})
 }
 
 func validMaxT(t float32) bool { return t >= 0 } // false for NaN; +Inf allowed

@@ -22,7 +22,7 @@ func SweepCirclePoint(c Circle, motion mgl32.Vec2, p mgl32.Vec2) (Hit, bool) {
 	if !ok {
 		n = awayFrom2(motion)
 	}
-	return Hit{T: t, Point: p, Normal: n}, true
+	return checked(Hit{T: t, Point: p, Normal: n})
 }
 
 // SweepCircleCircle moves c by motion and reports when it first touches the circle other.
@@ -46,7 +46,7 @@ func SweepCircleCircle(c Circle, motion mgl32.Vec2, other Circle) (Hit, bool) {
 	if !ok {
 		n = awayFrom2(motion)
 	}
-	return Hit{T: t, Point: axpy2(other.Center, n, other.Radius), Normal: n}, true
+	return checked(Hit{T: t, Point: axpy2(other.Center, n, other.Radius), Normal: n})
 }
 
 // SweepCircleSegment moves c by motion and reports when it first touches the segment s:
@@ -61,9 +61,13 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 		return Hit{}, false
 	}
 	ab := sub2(s.B, s.A)
-	side, ok := unit2(mgl32.Vec2{-ab[1], ab[0]}) // left normal of A→B
-	if !ok {
+	l2 := dot2(ab, ab)
+	if !(l2 > 0) { // A == B, or so close that |B-A|² underflows
 		return SweepCirclePoint(c, motion, s.A)
+	}
+	side, ok := unit2(mgl32.Vec2{-ab[1], ab[0]}) // left normal of A→B
+	if !ok {                                     // B-A overflowed
+		return Hit{}, false
 	}
 	r := c.Radius
 	o := c.Center
@@ -79,7 +83,7 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 				n = mgl32.Vec2{-n[0], -n[1]}
 			}
 		}
-		return Hit{T: 0, Point: q, Normal: n}, true
+		return checked(Hit{T: 0, Point: q, Normal: n})
 	}
 
 	best := float32(math.Inf(1))
@@ -93,10 +97,11 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 		dist, vn = -dist, -vn
 		n = mgl32.Vec2{-side[0], -side[1]}
 	}
-	if dist >= r && vn < 0 {
-		t := (dist - r) / -vn
+	if vn < 0 {
+		// dist < r here means touching up to rounding (a deeper overlap was reported above) or
+		// a centre beyond the ends, which the projection test below rejects.
+		t := max(dist-r, 0) / -vn
 		if t <= 1 {
-			l2 := dot2(ab, ab)
 			u := dot2(sub2(axpy2(o, motion, t), s.A), ab)
 			if u >= 0 && u <= l2 {
 				best = t
@@ -119,7 +124,7 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 	if best > 1 {
 		return Hit{}, false
 	}
-	return hit, true
+	return checked(hit)
 }
 
 // sweepPoint2 intersects the path o + t*d, t in [0, maxT], with the disc of radius r around p and

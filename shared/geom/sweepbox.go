@@ -33,7 +33,7 @@ func SweepSphereAABB(s Sphere, motion mgl32.Vec3, b AABB3) (Hit3, bool) {
 		if !ok {
 			q, n = nearestFace(o, b.Min, b.Max, 3)
 		}
-		return Hit3{T: 0, Point: q, Normal: n}, true
+		return checked3(Hit3{T: 0, Point: q, Normal: n})
 	}
 
 	// Ray against the box expanded by r (open, so grazing its surface is no hit).
@@ -67,7 +67,7 @@ func SweepSphereAABB(s Sphere, motion mgl32.Vec3, b AABB3) (Hit3, bool) {
 		} else {
 			n = awayFrom3(motion)
 		}
-		return Hit3{T: t, Point: ClosestPointOnAABB3(p, b), Normal: n}, true
+		return checked3(Hit3{T: t, Point: ClosestPointOnAABB3(p, b), Normal: n})
 	}
 
 	var edge Segment3
@@ -98,7 +98,7 @@ func SweepSphereAABB(s Sphere, motion mgl32.Vec3, b AABB3) (Hit3, bool) {
 	if !ok {
 		n = awayFrom3(motion)
 	}
-	return Hit3{T: t, Point: pt, Normal: n}, true
+	return checked3(Hit3{T: t, Point: pt, Normal: n})
 }
 
 // SweepSphereSphere moves s by motion and reports when it first touches the ball other, like
@@ -120,7 +120,7 @@ func SweepSphereSphere(s Sphere, motion mgl32.Vec3, other Sphere) (Hit3, bool) {
 	if !ok {
 		n = awayFrom3(motion)
 	}
-	return Hit3{T: t, Point: axpy3(other.Center, n, other.Radius), Normal: n}, true
+	return checked3(Hit3{T: t, Point: axpy3(other.Center, n, other.Radius), Normal: n})
 }
 
 // SweepCircleAABB moves c by motion and reports when it first touches the solid rectangle b:
@@ -142,7 +142,7 @@ func SweepCircleAABB(c Circle, motion mgl32.Vec2, b AABB) (Hit, bool) {
 			q3, n3 := nearestFace(o3, lo3, hi3, 2)
 			q, n = to2(q3), to2(n3)
 		}
-		return Hit{T: 0, Point: q, Normal: n}, true
+		return checked(Hit{T: 0, Point: q, Normal: n})
 	}
 
 	m3 := to3(motion)
@@ -171,7 +171,7 @@ func SweepCircleAABB(c Circle, motion mgl32.Vec2, b AABB) (Hit, bool) {
 		} else {
 			n = awayFrom2(motion)
 		}
-		return Hit{T: t, Point: ClosestPointOnAABB(p, b), Normal: n}, true
+		return checked(Hit{T: t, Point: ClosestPointOnAABB(p, b), Normal: n})
 	}
 	k := mgl32.Vec2{b.Min[0], b.Min[1]}
 	for i := range 2 {
@@ -186,7 +186,7 @@ func SweepCircleAABB(c Circle, motion mgl32.Vec2, b AABB) (Hit, bool) {
 	if !ok {
 		n = awayFrom2(motion)
 	}
-	return Hit{T: t, Point: k, Normal: n}, true
+	return checked(Hit{T: t, Point: k, Normal: n})
 }
 
 // SweepCircleCapsule moves c by motion and reports when it first touches the capsule k: the

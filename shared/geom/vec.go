@@ -49,3 +49,13 @@ func awayFrom2(motion mgl32.Vec2) mgl32.Vec2 {
 	}
 	return mgl32.Vec2{1, 0}
 }
+
+// checked returns h and true when all of h is finite, and no hit otherwise. Only inputs so
+// large that intermediate products overflow float32 (beyond about 1e18) can fail it; the
+// guard keeps NaN and Inf out of callers' state.
+func checked(h Hit) (Hit, bool) {
+	if finite(h.T) && finite2(h.Point) && finite2(h.Normal) {
+		return h, true
+	}
+	return Hit{}, false
+}

@@ -70,3 +70,11 @@ func awayFrom3(motion mgl32.Vec3) mgl32.Vec3 {
 func to3(v mgl32.Vec2) mgl32.Vec3 { return mgl32.Vec3{v[0], v[1], 0} }
 
 func to2(v mgl32.Vec3) mgl32.Vec2 { return mgl32.Vec2{v[0], v[1]} }
+
+// checked3 is checked for Hit3.
+func checked3(h Hit3) (Hit3, bool) {
+	if finite(h.T) && finite3(h.Point) && finite3(h.Normal) {
+		return h, true
+	}
+	return Hit3{}, false
+}
