@@ -116,6 +116,8 @@ type parser struct {
 	lineStart int
 	v         Viewer
 	load      bool
+	strs      map[string]string // interned short strings: dumps repeat names a lot
+	scratch   []byte
 }
 
 func (r *Registry) parse(file string, src []byte, v Viewer, load bool, each func(*Data) error) error {
@@ -872,10 +874,33 @@ func (p *parser) quoted(n int) (string, error) {
 	body := p.src[start:p.pos]
 	p.pos++ // closing quote
 	if !esc {
-		return string(body), nil
+		return p.intern(body), nil
 	}
-	s, _ := unquote(unsafeString(body))
-	return s, nil
+	b := p.scratch[:0]
+	for i := 0; i < len(body); i++ {
+		if body[i] == '\\' {
+			b = append(b, (body[i+1]-'0')<<6|(body[i+2]-'0')<<3|(body[i+3]-'0'))
+			i += 3
+			continue
+		}
+		b = append(b, body[i])
+	}
+	p.scratch = b
+	return p.intern(b), nil
+}
+
+func (p *parser) intern(b []byte) string {
+	if s, ok := p.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(s) <= 64 && len(p.strs) < 4096 {
+		if p.strs == nil {
+			p.strs = map[string]string{}
+		}
+		p.strs[s] = s
+	}
+	return s
 }
 
 func (p *parser) symbol(f *Field, name string, n int) (int64, error) {

@@ -19,6 +19,8 @@ type Table struct {
 type tableData interface {
 	rowCount() int
 	get(row, field, elem int) Value
+	// values fills dst (Table.width long) with row's flattened values.
+	values(row int, dst []Value)
 	// load replaces all rows with rows (one flattened []Value each, Table.width long),
 	// setting only the fields for which set[field] is true; a row at an index that
 	// already exists starts as a copy of it. On error nothing changes; the error
@@ -228,7 +230,23 @@ func (d *sliceData[R]) get(row, f, elem int) Value {
 	return d.cols[f].get(&(*d.rows)[row], elem)
 }
 
-// LoadError is a loader's refusal of one value: row index, field index and element.
+func (d *sliceData[R]) values(row int, dst []Value) {
+	r := &(*d.rows)[row]
+	k := 0
+	for i := range d.cols {
+		c := &d.cols[i]
+		n := 1
+		if c.f.Len > 0 && c.f.Type != TypeChars {
+			n = c.f.Len
+		}
+		for e := 0; e < n; e++ {
+			dst[k] = c.get(r, e)
+			k++
+		}
+	}
+}
+
+// loadError is a loader's refusal of one value: row index, field index and element.
 type loadError struct {
 	row, field, elem int
 	err              error

@@ -26,7 +26,8 @@ func (r *Registry) WriteTable(w io.Writer, t *Table, o Options) error {
 		t = r.MetaOf(t, v)
 	}
 	cols := visibleFields(t, v, o.Export)
-	buf := make([]byte, 0, 4096)
+	vals := make([]Value, t.width)
+	buf := make([]byte, 0, 32<<10+512)
 	buf = append(buf, "XDUMP "...)
 	if meta {
 		buf = append(buf, "meta "...)
@@ -40,7 +41,8 @@ func (r *Registry) WriteTable(w io.Writer, t *Table, o Options) error {
 		if !t.rowVisible(v, row) || keep != nil && !keep(row) {
 			continue
 		}
-		buf = t.appendRow(buf, row, cols, v)
+		t.data.values(row, vals)
+		buf = t.appendRow(buf, vals, cols, v)
 		n++
 		if len(buf) >= 32<<10 {
 			if _, err := w.Write(buf); err != nil {
@@ -73,22 +75,22 @@ func (t *Table) rowVisible(v Viewer, row int) bool {
 	return v.Deity || t.schema.Visible == nil || t.schema.Visible(v, row)
 }
 
-// appendRow appends one record line: the given fields of row, single-space separated.
-func (t *Table) appendRow(buf []byte, row int, cols []int, v Viewer) []byte {
-	first := true
-	for _, fi := range cols {
+// appendRow appends one record line: the given fields of a row's flattened values,
+// single-space separated.
+func (t *Table) appendRow(buf []byte, vals []Value, cols []int, v Viewer) []byte {
+	for i, fi := range cols {
 		f := &t.schema.Fields[fi]
 		mask := !v.Deity && f.Flags&Hidden != 0
+		off := t.offs[fi]
 		for e := 0; e < f.Elems(); e++ {
-			if !first {
+			if i > 0 || e > 0 {
 				buf = append(buf, ' ')
 			}
-			first = false
 			if mask {
 				buf = append(buf, "-1"...)
 				continue
 			}
-			buf = appendValue(buf, f, t.data.get(row, fi, e))
+			buf = appendValue(buf, f, vals[off+e])
 		}
 	}
 	return append(buf, '\n')
