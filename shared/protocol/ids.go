@@ -1,0 +1,211 @@
+package protocol
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// Version is the protocol version; a client sends it in NetMessageLogin and the
+// server refuses a different one. Bump it when the table or a message changes
+// incompatibly.
+const Version = 1
+
+// ID is a message id: the varint before each message of a packet.
+type ID uint32
+
+// Direction says which side sends a message.
+type Direction uint8
+
+// The two directions.
+const (
+	ClientToServer Direction = 1
+	ServerToClient Direction = 2
+)
+
+func (d Direction) String() string {
+	switch d {
+	case ClientToServer:
+		return "client→server"
+	case ServerToClient:
+		return "server→client"
+	}
+	return "Direction(" + strconv.Itoa(int(d)) + ")"
+}
+
+// MessageInfo is one row of the message table.
+type MessageInfo struct {
+	ID         ID
+	Dir        Direction
+	Deity      bool // client→server: only a deity may send it; server→client: only a deity receives it
+	MaxPayload int  // cap on the payload size in bytes, checked before unmarshalling
+	Type       protoreflect.MessageType
+}
+
+// Name is the message's protobuf name, e.g. "NetMessageEntityCreate".
+func (m MessageInfo) Name() string { return string(m.Type.Descriptor().Name()) }
+
+const (
+	kiB = 1 << 10
+	miB = 1 << 20
+)
+
+func typeOf(m proto.Message) protoreflect.MessageType { return m.ProtoReflect().Type() }
+
+// messages is THE message table: ids are stable, never reused, and rendered in
+// doc.go (a test keeps the two equal). Client→server ids count from 1,
+// server→client ids from 64, so every id is a one-byte varint.
+var messages = [...]MessageInfo{
+	{1, ClientToServer, false, 1 * kiB, typeOf((*pb.NetMessageLogin)(nil))},
+	{2, ClientToServer, false, 64, typeOf((*pb.NetMessageMoveTo)(nil))},
+	{3, ClientToServer, false, 32, typeOf((*pb.NetMessageStop)(nil))},
+	{4, ClientToServer, false, 64, typeOf((*pb.NetMessageFire)(nil))},
+	{5, ClientToServer, false, 32, typeOf((*pb.NetMessagePing)(nil))},
+	{6, ClientToServer, false, 4 * kiB, typeOf((*pb.NetMessageXDumpRequest)(nil))},
+	{7, ClientToServer, true, 256 * kiB, typeOf((*pb.NetMessageLiveEditRequest)(nil))},
+	{8, ClientToServer, true, 32, typeOf((*pb.NetMessageDebugCommand)(nil))},
+
+	{64, ServerToClient, false, 1 * kiB, typeOf((*pb.NetMessageLoginResult)(nil))},
+	{65, ServerToClient, false, 4 * miB, typeOf((*pb.NetMessageRegionChange)(nil))},
+	{66, ServerToClient, false, 32, typeOf((*pb.NetMessageServerFrame)(nil))},
+	{67, ServerToClient, false, 64 * kiB, typeOf((*pb.NetMessageEntityCreate)(nil))},
+	{68, ServerToClient, false, 16, typeOf((*pb.NetMessageEntityDestroy)(nil))},
+	{69, ServerToClient, false, 16 * kiB, typeOf((*pb.NetMessageLocomotionStateUpdate)(nil))},
+	{70, ServerToClient, false, 16 * kiB, typeOf((*pb.NetMessagePowerResult)(nil))},
+	{71, ServerToClient, false, 48, typeOf((*pb.NetMessagePong)(nil))},
+	{72, ServerToClient, false, 4 * miB, typeOf((*pb.NetMessageXDumpResponse)(nil))},
+	{73, ServerToClient, false, 64 * kiB, typeOf((*pb.NetMessageLiveEditResponse)(nil))},
+	{74, ServerToClient, true, 4 * miB, typeOf((*pb.NetMessageDebugDraw)(nil))},
+	{75, ServerToClient, false, 4 * kiB, typeOf((*pb.NetMessageError)(nil))},
+}
+
+// maxID bounds the dense id index; every id in the table is below it.
+const maxID = 128
+
+// Indexes derived from the table (not filled by registration).
+var (
+	byID      [maxID]int8 // index+1 into messages; 0: unknown
+	idByIndex []ID        // message index in the .proto file → id; 0: not a message of the table
+	file      = pb.File_shared_protocol_pb_twinframe_proto
+)
+
+func init() {
+	idByIndex = make([]ID, file.Messages().Len())
+	for i, m := range messages {
+		d := m.Type.Descriptor()
+		if m.ID == 0 || m.ID >= maxID || byID[m.ID] != 0 || d.Parent() != file || idByIndex[d.Index()] != 0 {
+			panic(fmt.Sprintf("protocol: bad message table row %d (%v)", i, m.ID))
+		}
+		byID[m.ID] = int8(i + 1)
+		idByIndex[d.Index()] = m.ID
+	}
+}
+
+// Messages returns a copy of the message table in id order.
+func Messages() []MessageInfo { return append([]MessageInfo(nil), messages[:]...) }
+
+// Lookup returns the table row of id.
+func Lookup(id ID) (MessageInfo, bool) {
+	if id >= maxID || byID[id] == 0 {
+		return MessageInfo{}, false
+	}
+	return messages[byID[id]-1], true
+}
+
+func lookup(id ID) *MessageInfo {
+	if id >= maxID || byID[id] == 0 {
+		return nil
+	}
+	return &messages[byID[id]-1]
+}
+
+func (id ID) String() string {
+	if m := lookup(id); m != nil {
+		return m.Name()
+	}
+	return "ID(" + strconv.FormatUint(uint64(id), 10) + ")"
+}
+
+// IDOf returns the id of m's message type; ok is false if the type is not in the table.
+func IDOf(m proto.Message) (id ID, ok bool) {
+	if m == nil {
+		return 0, false
+	}
+	d := m.ProtoReflect().Descriptor()
+	if d.Parent() != file {
+		return 0, false
+	}
+	id = idByIndex[d.Index()]
+	return id, id != 0
+}
+
+var (
+	marshalOptions   = proto.MarshalOptions{Deterministic: true}
+	unmarshalOptions = proto.UnmarshalOptions{DiscardUnknown: true, RecursionLimit: 16}
+)
+
+// Marshal returns the id and protobuf encoding of m.
+func Marshal(m proto.Message) (ID, []byte, error) {
+	id, ok := IDOf(m)
+	if !ok {
+		return 0, nil, unregistered(m)
+	}
+	b, err := marshalOptions.Marshal(m)
+	if err != nil {
+		return 0, nil, &Error{Offset: -1, What: id.String(), Detail: err.Error(), Err: ErrBadPayload}
+	}
+	return id, b, nil
+}
+
+// Unmarshal decodes payload as the message type of id into a new message. It
+// refuses unknown ids and payloads over the id's cap before allocating; unknown
+// fields are discarded.
+func Unmarshal(id ID, payload []byte) (proto.Message, error) {
+	info, err := check(id, len(payload))
+	if err != nil {
+		return nil, err
+	}
+	m := info.Type.New().Interface()
+	if err := unmarshalOptions.Unmarshal(payload, m); err != nil {
+		return nil, &Error{Offset: -1, What: info.Name(), Detail: err.Error(), Err: ErrBadPayload}
+	}
+	return m, nil
+}
+
+// UnmarshalTo decodes payload into dst, which must be of id's type; dst is reset
+// first, so a caller may reuse it.
+func UnmarshalTo(id ID, payload []byte, dst proto.Message) error {
+	info, err := check(id, len(payload))
+	if err != nil {
+		return err
+	}
+	if got, _ := IDOf(dst); got != id {
+		return &Error{Offset: -1, What: info.Name(), Detail: fmt.Sprintf("destination is %T", dst), Err: ErrWrongType}
+	}
+	if err := unmarshalOptions.Unmarshal(payload, dst); err != nil {
+		return &Error{Offset: -1, What: info.Name(), Detail: err.Error(), Err: ErrBadPayload}
+	}
+	return nil
+}
+
+func check(id ID, n int) (*MessageInfo, error) {
+	info := lookup(id)
+	if info == nil {
+		return nil, &Error{Offset: -1, What: "message id", Detail: fmt.Sprintf("id %d", id), Err: ErrUnknownID}
+	}
+	if n > info.MaxPayload {
+		return nil, &Error{Offset: -1, What: info.Name(), Detail: fmt.Sprintf("payload %d > cap %d", n, info.MaxPayload), Err: ErrTooLarge}
+	}
+	return info, nil
+}
+
+func unregistered(m proto.Message) error {
+	name := "nil"
+	if m != nil {
+		name = string(m.ProtoReflect().Descriptor().FullName())
+	}
+	return &Error{Offset: -1, What: "message type", Detail: name, Err: ErrUnregistered}
+}

@@ -1,0 +1,83 @@
+package protocol_test
+
+import (
+	"bytes"
+	"math"
+
+	"github.com/twinframe/twinframe/shared/protocol"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"google.golang.org/protobuf/proto"
+)
+
+// samples returns one populated message of every type in the table, in id order.
+func samples() []proto.Message {
+	tables := []*pb.NetStructConfigFile{
+		{Name: "10-region.config", Text: "region id=1 name=Town\n"},
+		{Name: "20-polygon.config", Text: "polygon id=1 area=1\n"},
+	}
+	sum := protocol.HashConfigFiles(tables)
+	token := "s3cret"
+	target := uint64(77)
+	return []proto.Message{
+		&pb.NetMessageLogin{Name: "ada", DeityToken: &token, ProtocolVersion: protocol.Version},
+		&pb.NetMessageMoveTo{InputSeq: 12, ClientFrame: 3400, Target: &pb.NetStructPoint3{X: 10.5, Y: -3.25, Z: 0}},
+		&pb.NetMessageStop{InputSeq: 13, ClientFrame: 3401},
+		&pb.NetMessageFire{InputSeq: 14, ClientFrame: 3402, Target: &pb.NetStructPoint3{X: 1, Y: 2}, TargetEntity: &target},
+		&pb.NetMessagePing{ClientTimeMicros: 1_700_000_000_000_000, ClientFrame: 3402},
+		&pb.NetMessageXDumpRequest{RequestId: 1, Command: "xdump entity *"},
+		&pb.NetMessageLiveEditRequest{RequestId: 2, Records: "entity id=5 x=10\n"},
+		&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_STEP, Frames: 3},
+		&pb.NetMessageLoginResult{PlayerEntityId: 1001, Role: pb.Role_ROLE_DEITY, ServerFrame: 3390, ProtocolVersion: protocol.Version},
+		&pb.NetMessageRegionChange{RegionId: 1, Tables: tables, TablesHash: sum[:], ServerFrame: 3390},
+		&pb.NetMessageServerFrame{Frame: 3403, LastInputSeq: 14},
+		&pb.NetMessageEntityCreate{BaseData: []byte{0x01, 0xE9, 0x07}, ArchiveData: bytes.Repeat([]byte{0x5A}, 40)},
+		&pb.NetMessageEntityDestroy{IdEntity: 1001},
+		&pb.NetMessageLocomotionStateUpdate{ArchiveData: bytes.Repeat([]byte{0x11}, 20)},
+		&pb.NetMessagePowerResult{ArchiveData: []byte{0xEF, 0x01, 0x02, 0x03}},
+		&pb.NetMessagePong{ClientTimeMicros: 1_700_000_000_000_000, ClientFrame: 3402, ServerFrame: 3404},
+		&pb.NetMessageXDumpResponse{RequestId: 1, Text: "entity id=1001 ...\n"},
+		&pb.NetMessageLiveEditResponse{RequestId: 2, Error: "edit:1:11: entity 5: field x is const"},
+		&pb.NetMessageDebugDraw{Frame: 3403,
+			Segments: []*pb.NetStructDebugSegment{{Ax: 0, Ay: 0, Bx: 1, By: 1, Color: 0xff0000ff}},
+			Circles:  []*pb.NetStructDebugCircle{{X: 1, Y: 1, Radius: 0.5, Color: 0x00ff00ff, Filled: true}}},
+		&pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_FLOOD, Text: "too many inputs"},
+	}
+}
+
+// maximal returns, for fixed-shape messages, an instance with every field at its
+// largest encoding, to check the table's caps leave room.
+func maximal() []proto.Message {
+	u64, u32 := uint64(math.MaxUint64), uint32(math.MaxUint32)
+	nan := float32(math.NaN())
+	p := &pb.NetStructPoint3{X: nan, Y: nan, Z: nan}
+	return []proto.Message{
+		&pb.NetMessageMoveTo{InputSeq: u32, ClientFrame: u64, Target: p},
+		&pb.NetMessageStop{InputSeq: u32, ClientFrame: u64},
+		&pb.NetMessageFire{InputSeq: u32, ClientFrame: u64, Target: p, TargetEntity: &u64},
+		&pb.NetMessagePing{ClientTimeMicros: u64, ClientFrame: u64},
+		&pb.NetMessageDebugCommand{Op: pb.DebugOp(math.MinInt32), Frames: u32},
+		&pb.NetMessageServerFrame{Frame: u64, LastInputSeq: u32, Paused: true},
+		&pb.NetMessageEntityDestroy{IdEntity: u64},
+		&pb.NetMessagePong{ClientTimeMicros: u64, ClientFrame: u64, ServerFrame: u64},
+	}
+}
+
+// framePacket returns the messages of a typical server frame: one server frame,
+// 20 locomotion updates with 20-byte archives and 2 entity creates.
+func framePacket() []proto.Message {
+	msgs := []proto.Message{&pb.NetMessageServerFrame{Frame: 123456, LastInputSeq: 789}}
+	for i := range 20 {
+		a := make([]byte, 20)
+		for j := range a {
+			a[j] = byte(i*31 + j)
+		}
+		msgs = append(msgs, &pb.NetMessageLocomotionStateUpdate{ArchiveData: a})
+	}
+	for i := range 2 {
+		msgs = append(msgs, &pb.NetMessageEntityCreate{
+			BaseData:    []byte{0x03, byte(0x80 + i), 0x10},
+			ArchiveData: bytes.Repeat([]byte{byte(i + 1)}, 48),
+		})
+	}
+	return msgs
+}
