@@ -180,38 +180,12 @@ func sweepPoint3(o, d, p mgl32.Vec3, r, maxT float32) (float32, bool) {
 // radius r around the segment a-b: the earliest of its cylinder's side and its two end balls.
 // As in sweepPoint2, touching counts only when moving inward.
 func sweepCapsule3(o, d, a, b mgl32.Vec3, r, maxT float32) (float32, bool) {
-	best := float32(math.Inf(1))
-	ab := sub3(b, a)
-	if l2 := dot3(ab, ab); l2 > 0 {
-		// Work with the components of o-a and d perpendicular to the axis.
-		m := sub3(o, a)
-		md, nd := dot3(m, ab), dot3(d, ab)
-		mp := axpy3(m, ab, -md/l2)
-		dp := axpy3(d, ab, -nd/l2)
-		rr := float32(r * r)
-		c := dot3(mp, mp) - rr
-		bb := dot3(mp, dp)
-		switch {
-		case c < 0: // inside the infinite cylinder: inside the capsule if between the ends
-			if md >= 0 && md <= l2 {
-				return 0, true
-			}
-		case bb < 0:
-			t := float32(0)
-			if c > 0 {
-				cr := cross3(mp, dp)
-				disc := float32(dot3(dp, dp)*rr) - dot3(cr, cr)
-				if disc < 0 {
-					break
-				}
-				t = c / (sqrt32(disc) - bb)
-			}
-			if t <= maxT {
-				if u := md + float32(t*nd); u >= 0 && u <= l2 {
-					best = t
-				}
-			}
-		}
+	best, ok := sweepCylinder3(o, d, a, b, r, maxT)
+	if ok && best == 0 {
+		return 0, true
+	}
+	if !ok {
+		best = float32(math.Inf(1))
 	}
 	for _, p := range [2]mgl32.Vec3{a, b} {
 		if t, ok := sweepPoint3(o, d, p, r, maxT); ok && t < best {
@@ -222,4 +196,46 @@ func sweepCapsule3(o, d, a, b mgl32.Vec3, r, maxT float32) (float32, bool) {
 		return 0, false
 	}
 	return best, true
+}
+
+// sweepCylinder3 returns the first t in [0, maxT] at which o + t*d enters the side of the
+// cylinder of radius r around a-b (between the planes through a and b perpendicular to it),
+// or 0 if o is inside that cylinder. Entries through the end discs are left to the caller's
+// end balls, which contain them.
+func sweepCylinder3(o, d, a, b mgl32.Vec3, r, maxT float32) (float32, bool) {
+	ab := sub3(b, a)
+	l2 := dot3(ab, ab)
+	if !(l2 > 0) {
+		return 0, false
+	}
+	// Work with the components of o-a and d perpendicular to the axis.
+	m := sub3(o, a)
+	md, nd := dot3(m, ab), dot3(d, ab)
+	mp := axpy3(m, ab, -md/l2)
+	dp := axpy3(d, ab, -nd/l2)
+	rr := float32(r * r)
+	c := dot3(mp, mp) - rr
+	if c < 0 { // inside the infinite cylinder: inside the capsule if between the ends
+		return 0, md >= 0 && md <= l2
+	}
+	bb := dot3(mp, dp)
+	if bb >= 0 {
+		return 0, false
+	}
+	t := float32(0)
+	if c > 0 {
+		cr := cross3(mp, dp)
+		disc := float32(dot3(dp, dp)*rr) - dot3(cr, cr)
+		if disc < 0 {
+			return 0, false
+		}
+		t = c / (sqrt32(disc) - bb)
+	}
+	if !(t <= maxT) {
+		return 0, false
+	}
+	if u := md + float32(t*nd); u >= 0 && u <= l2 {
+		return t, true
+	}
+	return 0, false
 }

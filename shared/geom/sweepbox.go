@@ -73,12 +73,19 @@ func SweepSphereAABB(s Sphere, motion mgl32.Vec3, b AABB3) (Hit3, bool) {
 	var edge Segment3
 	if m == 7 {
 		// Vertex region: the earliest hit of the three edge capsules meeting at the vertex.
+		// They share the vertex ball, so test it once: three cylinders and four balls.
 		vert := corner3(b, v)
 		best := float32(math.Inf(1))
+		if tv, ok := sweepPoint3(o, motion, vert, r, 1); ok {
+			best, edge = tv, Segment3{vert, vert}
+		}
 		for _, k := range [3]int{1, 2, 4} {
 			other := corner3(b, v^k)
-			if tk, ok := sweepCapsule3(o, motion, vert, other, r, 1); ok && tk < best {
+			if tk, ok := sweepCylinder3(o, motion, vert, other, r, 1); ok && tk < best {
 				best, edge = tk, Segment3{vert, other}
+			}
+			if tk, ok := sweepPoint3(o, motion, other, r, 1); ok && tk < best {
+				best, edge = tk, Segment3{other, other}
 			}
 		}
 		if best > 1 {
