@@ -1,0 +1,259 @@
+package sim
+
+import (
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/archive"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
+	"github.com/twinframe/twinframe/shared/world"
+)
+
+// EntityID names an entity of a Game. The game hands ids out in increasing order and
+// never reuses one; 0 names no entity (and, in a collision event, a wall).
+type EntityID uint64
+
+// Collision is how an entity takes part in physics; the values match world.Collision.
+type Collision uint8
+
+const (
+	CollideNone Collision = iota // passes through everything, no events
+	Blocking                     // stops other blocking entities; OnCollide
+	Overlapping                  // passes through, reporting OnOverlapBegin/End
+)
+
+func (c Collision) String() string {
+	switch c {
+	case CollideNone:
+		return "none"
+	case Blocking:
+		return "blocking"
+	case Overlapping:
+		return "overlapping"
+	}
+	return "collision?"
+}
+
+// MoveMode says what an entity's locomotor is doing.
+type MoveMode uint8
+
+const (
+	Idle      MoveMode = iota // not moving
+	Direct                    // MoveTo: a straight line to the goal
+	PathMove                  // MoveAlongPath: along a navmesh path
+	Following                 // Follow: re-pathing towards another entity
+)
+
+func (m MoveMode) String() string {
+	return [...]string{"idle", "direct", "path", "following", "mode?"}[min(int(m), 4)]
+}
+
+// Entity is one simulated object. Read it through its methods; change it through the
+// Game, so that ids, frames and events stay consistent.
+type Entity struct {
+	id         EntityID
+	proto      int32 // world prototype id, or ProtoProjectile
+	region     int32
+	pos        mgl32.Vec2
+	yaw        float32
+	radius     float32
+	speed      float32
+	collision  Collision
+	flags      world.ProtoFlags
+	footprint  bool // a static prop cut out of the navmesh: the mesh is its collision
+	owner      int32
+	seed       uint32
+	population int32 // the population row that spawned it, or -1
+	created    uint64
+	changed    uint64 // last frame any replicated field changed
+	locoFrame  uint64 // last frame the locomotion command (mode, path, speed) changed
+	wake       uint64 // frame of the next wander decision, 0 for none
+	stuck      uint16 // consecutive frames of blocked movement
+	loco       locomotor
+	power      projectile
+	dead       bool
+
+	// Per-frame scratch and debug records; not simulation state.
+	motion   mgl32.Vec2 // desired motion of this frame
+	from     mgl32.Vec2 // position before this frame's physics
+	planNext int32      // corner index reached if the motion is not blocked
+	grid     int32      // cell in the region's entity grid
+	sweep    Sweep
+	hasSweep bool
+}
+
+// locomotor is the movement command of an entity.
+type locomotor struct {
+	mode   MoveMode
+	path   []mgl32.Vec2 // path[0] is where the move started; the rest are corners
+	next   int32        // index in path of the corner being walked to
+	target EntityID     // Follow: the entity followed
+	rng    float32      // Follow: stop within this distance
+	repath uint64       // Follow: frame of the next re-path
+}
+
+// ID returns the entity's id.
+func (e *Entity) ID() EntityID { return e.id }
+
+// Prototype returns the world prototype id (ProtoProjectile for a projectile).
+func (e *Entity) Prototype() int32 { return e.proto }
+
+// Region returns the id of the region the entity is in.
+func (e *Entity) Region() int32 { return e.region }
+
+// Pos returns the entity's position.
+func (e *Entity) Pos() mgl32.Vec2 { return e.pos }
+
+// Yaw returns the facing in radians, counter-clockwise from +x.
+func (e *Entity) Yaw() float32 { return e.yaw }
+
+// Radius returns the collision radius.
+func (e *Entity) Radius() float32 { return e.radius }
+
+// Speed returns the movement speed in metres per second.
+func (e *Entity) Speed() float32 { return e.speed }
+
+// Collision returns the collision kind.
+func (e *Entity) Collision() Collision { return e.collision }
+
+// Flags returns the prototype flags.
+func (e *Entity) Flags() world.ProtoFlags { return e.flags }
+
+// Owner returns the player controlling the entity, or -1.
+func (e *Entity) Owner() int32 { return e.owner }
+
+// Mode returns what the locomotor is doing.
+func (e *Entity) Mode() MoveMode { return e.loco.mode }
+
+// Path returns the corners of the current path (the first is where the move started)
+// and the index of the corner being walked to. The slice must not be modified.
+func (e *Entity) Path() ([]mgl32.Vec2, int) { return e.loco.path, int(e.loco.next) }
+
+// CreatedFrame returns the frame the entity was created in (0: before the first frame).
+func (e *Entity) CreatedFrame() uint64 { return e.created }
+
+// ChangedFrame returns the last frame in which a replicated field (position, yaw, speed,
+// path) changed: the server sends a locomotion update for entities whose ChangedFrame
+// is the frame just stepped.
+func (e *Entity) ChangedFrame() uint64 { return e.changed }
+
+// CommandFrame returns the last frame the locomotion command changed (a new goal, path,
+// stop or speed): the changes a client cannot predict by walking the path itself.
+func (e *Entity) CommandFrame() uint64 { return e.locoFrame }
+
+// LastSweep returns the entity's last physics sweep, for debug drawing.
+func (e *Entity) LastSweep() (Sweep, bool) { return e.sweep, e.hasSweep }
+
+// Policy returns the replication policy of the entity: ClientIndependent for a
+// projectile (a client simulates it from its creation), Proximity otherwise.
+func (e *Entity) Policy() archive.Policy {
+	if e.power.power != 0 {
+		return archive.ClientIndependent
+	}
+	return archive.Proximity
+}
+
+// LocomotionState fills st with the entity's replicated locomotion at frame: absolute
+// position, yaw, speed and the whole path with the index of the corner being walked to.
+// It reuses st.Path's storage.
+func (e *Entity) LocomotionState(st *locomotion.State, frame uint64) {
+	st.Entity = uint64(e.id)
+	st.Frame = frame
+	st.Fields = locomotion.HasPosition | locomotion.HasYaw | locomotion.HasSpeed | locomotion.HasPath
+	if e.loco.mode != Idle {
+		st.Fields |= locomotion.Moving
+	}
+	st.Position = mgl32.Vec3{e.pos[0], e.pos[1], 0}
+	st.Yaw = e.yaw
+	st.Speed = e.speed
+	st.Path = st.Path[:0]
+	st.Goal = 0
+	if e.loco.mode != Idle {
+		n := min(len(e.loco.path), locomotion.MaxPathNodes)
+		for _, p := range e.loco.path[:n] {
+			st.Path = append(st.Path, locomotion.PathNode{Point: mgl32.Vec3{p[0], p[1], 0}})
+		}
+		st.Goal = uint32(min(int(e.loco.next), n))
+	}
+}
+
+func transferVec2(a *archive.Archive, v *mgl32.Vec2) {
+	a.TransferFloat32(&v[0])
+	a.TransferFloat32(&v[1])
+}
+
+func transferID(a *archive.Archive, id *EntityID) {
+	v := uint64(*id)
+	a.TransferUint64(&v)
+	*id = EntityID(v)
+}
+
+// Serialize packs or unpacks the entity. Replication carries what a client needs: id,
+// prototype, region, owner, and an absolute locomotion.State (quantized position and
+// yaw, speed, path), plus the projectile's power data. Migration, Database and Disk
+// carry every field exactly.
+func (e *Entity) Serialize(a *archive.Archive) error {
+	transferID(a, &e.id)
+	a.TransferInt32(&e.proto)
+	a.TransferInt32(&e.region)
+	a.TransferInt32(&e.owner)
+	if a.IsReplication() {
+		var st locomotion.State
+		if a.IsPacking() {
+			e.LocomotionState(&st, e.changed)
+		}
+		a.TransferObject(&st)
+		isProj := e.power.power != 0
+		a.TransferBool(&isProj)
+		if isProj {
+			e.power.serialize(a)
+		}
+		if !a.IsPacking() && a.Err() == nil {
+			e.changed = st.Frame
+			e.pos = mgl32.Vec2{st.Position[0], st.Position[1]}
+			e.yaw, e.speed = st.Yaw, st.Speed
+			e.loco = locomotor{}
+			if st.Fields&locomotion.Moving != 0 {
+				e.loco.mode = PathMove
+				e.loco.path = make([]mgl32.Vec2, len(st.Path))
+				for i, n := range st.Path {
+					e.loco.path[i] = mgl32.Vec2{n.Point[0], n.Point[1]}
+				}
+				e.loco.next = int32(st.Goal)
+			}
+		}
+		return a.Err()
+	}
+	transferVec2(a, &e.pos)
+	a.TransferFloat32(&e.yaw)
+	a.TransferFloat32(&e.radius)
+	a.TransferFloat32(&e.speed)
+	c := uint32(e.collision)
+	a.TransferUint32(&c)
+	e.collision = Collision(c)
+	f := uint32(e.flags)
+	a.TransferUint32(&f)
+	e.flags = world.ProtoFlags(f)
+	a.TransferBool(&e.footprint)
+	a.TransferUint32(&e.seed)
+	a.TransferInt32(&e.population)
+	a.TransferUint64(&e.created)
+	a.TransferUint64(&e.changed)
+	a.TransferUint64(&e.locoFrame)
+	a.TransferUint64(&e.wake)
+	a.TransferUint16(&e.stuck)
+	mode := uint32(e.loco.mode)
+	a.TransferUint32(&mode)
+	e.loco.mode = MoveMode(mode)
+	archive.TransferSlice(a, &e.loco.path, transferVec2)
+	a.TransferInt32(&e.loco.next)
+	transferID(a, &e.loco.target)
+	a.TransferFloat32(&e.loco.rng)
+	a.TransferUint64(&e.loco.repath)
+	e.power.serialize(a)
+	if !a.IsPacking() && a.Err() == nil {
+		if e.loco.mode > Following || e.collision > Overlapping ||
+			e.loco.next < 0 || int(e.loco.next) > len(e.loco.path) {
+			return ErrCorrupt
+		}
+	}
+	return a.Err()
+}

@@ -1,0 +1,333 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/geom"
+)
+
+// Physics tolerances.
+const (
+	// Skin is the gap a sweep leaves between a stopped mover and what it hit, so that the
+	// next frame starts clear of it despite float32 rounding.
+	Skin float32 = 2e-3
+	// OverlapTolerance is how far two blocking entities may interpenetrate before
+	// CheckInvariants reports it.
+	OverlapTolerance float32 = 0.01
+)
+
+// EventKind says what an Event reports.
+type EventKind uint8
+
+const (
+	OnCollide      EventKind = iota + 1 // A ran into B (0: a wall) at Point
+	OnOverlapBegin                      // A and B (A < B) began to overlap
+	OnOverlapEnd                        // A and B (A < B) stopped overlapping
+	OnHotspotEnter                      // A's centre entered hotspot marker Marker
+	OnHotspotLeave                      // A's centre left hotspot marker Marker
+)
+
+func (k EventKind) String() string {
+	return [...]string{"event?", "collide", "overlap-begin", "overlap-end", "hotspot-enter", "hotspot-leave", "event?"}[min(int(k), 6)]
+}
+
+// Event is something physics observed in a frame. Events of a step are delivered after
+// it (Game.Events) in a deterministic order: collisions in mover id order, then overlap
+// changes in (A, B) order, then hotspot changes in marker then entity order.
+type Event struct {
+	Kind   EventKind
+	Frame  uint64
+	A, B   EntityID
+	Marker int32 // hotspot events: the hotspot marker
+	Point  mgl32.Vec2
+	Normal mgl32.Vec2 // collisions: from B (or the wall) towards A
+}
+
+// Events returns the events of the last step. The slice is reused by the next step.
+func (g *Game) Events() []Event { return g.events }
+
+// Sweep records an entity's last physics sweep, for debug drawing: the disc moved from
+// Start to End; Hit says it touched Other (0: a wall) at Point with Normal.
+type Sweep struct {
+	Frame         uint64
+	Start, End    mgl32.Vec2
+	Radius        float32
+	Hit           bool
+	Other         EntityID
+	Point, Normal mgl32.Vec2
+}
+
+type pair struct{ a, b EntityID }
+
+func cmpPair(x, y pair) int {
+	switch {
+	case x.a != y.a:
+		if x.a < y.a {
+			return -1
+		}
+		return 1
+	case x.b < y.b:
+		return -1
+	case x.b > y.b:
+		return 1
+	}
+	return 0
+}
+
+// backoff returns the fraction of a motion of length l to travel towards a contact at t,
+// leaving Skin.
+func backoff(t, l float32) float32 {
+	if !(l > 0) {
+		return 0
+	}
+	return max(0, t-Skin/l)
+}
+
+// physicsResolveEntities is the physics step (PhysicsResolveEntities): each entity with
+// a motion, in id order, is swept against its region's walls (one slide along the wall
+// it hits) and then, if it is blocking, against the other blocking entities (truncated at
+// the first contact, one slide); projectiles sweep against walls and every colliding
+// entity. Then overlaps are recomputed and compared with the last frame's.
+func (g *Game) physicsResolveEntities() {
+	for _, r := range g.regions {
+		r.grid.build(g.ents, r.id)
+	}
+	for _, e := range g.ents {
+		if e.dead || (e.motion[0] == 0 && e.motion[1] == 0) {
+			continue
+		}
+		r := g.regionOf(e)
+		if r == nil {
+			continue
+		}
+		if e.power.power != 0 {
+			g.moveProjectile(r, e)
+			continue
+		}
+		g.moveEntity(r, e)
+	}
+	g.overlaps()
+}
+
+func (g *Game) moveEntity(r *Region, e *Entity) {
+	start, m, rad := e.pos, e.motion, e.radius
+	sw := Sweep{Frame: g.frame, Start: start, Radius: rad}
+	target := add2(start, m)
+	wallHit := false
+	if h, ok := r.walls.sweep(geom.Circle{Center: start, Radius: rad}, m); ok {
+		wallHit = true
+		t := backoff(h.T, len2(m))
+		p1 := axpy2(start, m, t)
+		rest := scale2(m, 1-t)
+		slide := sub2(rest, scale2(h.Normal, dot2(rest, h.Normal)))
+		if h2, ok := r.walls.sweep(geom.Circle{Center: p1, Radius: rad}, slide); ok {
+			slide = scale2(slide, backoff(h2.T, len2(slide)))
+		}
+		target = add2(p1, slide)
+		sw.Hit, sw.Point, sw.Normal = true, h.Point, h.Normal
+		g.events = append(g.events, Event{Kind: OnCollide, Frame: g.frame, A: e.id, Point: h.Point, Normal: h.Normal})
+	}
+	mm := sub2(target, start)
+	if e.collision == Blocking && (mm[0] != 0 || mm[1] != 0) {
+		if h, other, ok := g.sweepEntities(r, e, start, mm); ok {
+			t := backoff(h.T, len2(mm))
+			p := axpy2(start, mm, t)
+			rest := scale2(mm, 1-t)
+			slide := sub2(rest, scale2(h.Normal, dot2(rest, h.Normal)))
+			tmax := float32(1)
+			if h2, _, ok := g.sweepEntities(r, e, p, slide); ok {
+				tmax = backoff(h2.T, len2(slide))
+			}
+			if h3, ok := r.walls.sweep(geom.Circle{Center: p, Radius: rad}, slide); ok {
+				tmax = min(tmax, backoff(h3.T, len2(slide)))
+				wallHit = true
+			}
+			target = axpy2(p, slide, tmax)
+			sw.Hit, sw.Other, sw.Point, sw.Normal = true, other.id, h.Point, h.Normal
+			g.events = append(g.events, Event{Kind: OnCollide, Frame: g.frame, A: e.id, B: other.id, Point: h.Point, Normal: h.Normal})
+		}
+	}
+	// The slide's end may cut a corner that neither sweep saw; never leave walkable
+	// ground because of it.
+	if wallHit && !r.mesh.Contains(target, rad, walkFlags) && r.mesh.Contains(start, rad, walkFlags) {
+		target = start
+	}
+	e.pos = target
+	sw.End = target
+	e.sweep, e.hasSweep = sw, true
+}
+
+// sweepEntities sweeps e's disc from start by m against the region's other blocking
+// entities, at their current positions; ties go to the lower id.
+func (g *Game) sweepEntities(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, *Entity, bool) {
+	if m[0] == 0 && m[1] == 0 {
+		return geom.Hit{}, nil, false
+	}
+	eg := &r.grid
+	// Entities sit in the cell of their position at the start of the frame and have
+	// moved at most maxMotion since.
+	reach := e.radius + eg.maxR + g.maxMotion
+	end := add2(start, m)
+	lo := mgl32.Vec2{min(start[0], end[0]) - reach, min(start[1], end[1]) - reach}
+	hi := mgl32.Vec2{max(start[0], end[0]) + reach, max(start[1], end[1]) + reach}
+	x0, y0, x1, y1 := eg.span(lo, hi)
+	c := geom.Circle{Center: start, Radius: e.radius}
+	var best geom.Hit
+	var hit *Entity
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			for _, o := range eg.cell(x, y) {
+				if o == e || o.collision != Blocking || o.dead {
+					continue
+				}
+				rr := e.radius + o.radius
+				if o.pos[0]+rr < min(start[0], end[0]) || o.pos[0]-rr > max(start[0], end[0]) ||
+					o.pos[1]+rr < min(start[1], end[1]) || o.pos[1]-rr > max(start[1], end[1]) {
+					continue
+				}
+				h, ok := geom.SweepCircleCircle(c, m, geom.Circle{Center: o.pos, Radius: o.radius})
+				if !ok || dot2(h.Normal, m) >= 0 {
+					continue
+				}
+				if hit == nil || h.T < best.T || (h.T == best.T && o.id < hit.id) {
+					best, hit = h, o
+				}
+			}
+		}
+	}
+	return best, hit, hit != nil
+}
+
+// moveProjectile flies a projectile: the first wall or colliding entity (other than its
+// source) it touches ends it with a PowerResult.
+func (g *Game) moveProjectile(r *Region, e *Entity) {
+	start, m := e.pos, e.motion
+	c := geom.Circle{Center: start, Radius: e.radius}
+	sw := Sweep{Frame: g.frame, Start: start, Radius: e.radius}
+	best, hitWall := r.walls.sweep(c, m)
+	var target *Entity
+	eg := &r.grid
+	reach := e.radius + eg.maxR + g.maxMotion
+	end := add2(start, m)
+	x0, y0, x1, y1 := eg.span(mgl32.Vec2{min(start[0], end[0]) - reach, min(start[1], end[1]) - reach},
+		mgl32.Vec2{max(start[0], end[0]) + reach, max(start[1], end[1]) + reach})
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			for _, o := range eg.cell(x, y) {
+				if o.id == e.power.source || o.dead || o.collision == CollideNone {
+					continue
+				}
+				h, ok := geom.SweepCircleCircle(c, m, geom.Circle{Center: o.pos, Radius: o.radius})
+				if !ok {
+					continue
+				}
+				if (!hitWall && target == nil) || h.T < best.T || (h.T == best.T && target != nil && o.id < target.id) {
+					best, target, hitWall = h, o, false
+				}
+			}
+		}
+	}
+	moved := m
+	if target != nil || hitWall {
+		moved = scale2(m, best.T)
+		res := PowerResult{
+			Power: e.power.power, Frame: g.frame, Source: e.power.source, Projectile: e.id,
+			Point: best.Point, Normal: best.Normal, Damage: BoltDamage,
+		}
+		if target != nil {
+			res.Target = target.id
+		}
+		g.results = append(g.results, res)
+		sw.Hit, sw.Point, sw.Normal = true, best.Point, best.Normal
+		if target != nil {
+			sw.Other = target.id
+		}
+		e.dead = true
+		g.destroys++
+	}
+	e.pos = add2(start, moved)
+	e.power.left -= len2(moved)
+	if e.power.left <= 0 && !e.dead {
+		e.dead = true
+		g.destroys++
+	}
+	e.changed = g.frame
+	sw.End = e.pos
+	e.sweep, e.hasSweep = sw, true
+}
+
+// overlaps recomputes the overlapping pairs (at least one Overlapping entity, neither
+// CollideNone) from the final positions and emits begin and end events.
+func (g *Game) overlaps() {
+	cur := g.pairsNext[:0]
+	for _, r := range g.regions {
+		r.grid.build(g.ents, r.id)
+	}
+	for _, e := range g.ents {
+		if e.dead || e.collision != Overlapping {
+			continue
+		}
+		r := g.regionOf(e)
+		if r == nil {
+			continue
+		}
+		eg := &r.grid
+		reach := e.radius + eg.maxR
+		x0, y0, x1, y1 := eg.span(mgl32.Vec2{e.pos[0] - reach, e.pos[1] - reach}, mgl32.Vec2{e.pos[0] + reach, e.pos[1] + reach})
+		for y := y0; y <= y1; y++ {
+			for x := x0; x <= x1; x++ {
+				for _, o := range eg.cell(x, y) {
+					if o == e || o.dead || (o.collision == Overlapping && o.id < e.id) {
+						continue
+					}
+					rr := e.radius + o.radius
+					if lenSq2(sub2(o.pos, e.pos)) >= float32(rr*rr) {
+						continue
+					}
+					p := pair{e.id, o.id}
+					if o.id < e.id {
+						p = pair{o.id, e.id}
+					}
+					cur = append(cur, p)
+				}
+			}
+		}
+	}
+	slices.SortFunc(cur, cmpPair)
+	prev := g.pairs
+	i, j := 0, 0
+	for i < len(prev) || j < len(cur) {
+		var c int
+		switch {
+		case i == len(prev):
+			c = 1
+		case j == len(cur):
+			c = -1
+		default:
+			c = cmpPair(prev[i], cur[j])
+		}
+		switch {
+		case c < 0:
+			g.events = append(g.events, Event{Kind: OnOverlapEnd, Frame: g.frame, A: prev[i].a, B: prev[i].b})
+			i++
+		case c > 0:
+			g.events = append(g.events, Event{Kind: OnOverlapBegin, Frame: g.frame, A: cur[j].a, B: cur[j].b})
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	g.pairs, g.pairsNext = cur, prev
+}
+
+// Overlapping reports whether a and b overlapped at the end of the last frame (at least
+// one of them Overlapping).
+func (g *Game) Overlapping(a, b EntityID) bool {
+	if b < a {
+		a, b = b, a
+	}
+	_, ok := slices.BinarySearchFunc(g.pairs, pair{a, b}, cmpPair)
+	return ok
+}

@@ -1,0 +1,327 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/geom"
+	"github.com/twinframe/twinframe/shared/navi"
+	"github.com/twinframe/twinframe/shared/world"
+)
+
+// Region is one region of the game: its navigation mesh, the walls physics sweeps
+// against, its areas (populations, hotspots) and its blackout zones.
+type Region struct {
+	id     int32
+	name   string
+	bounds navi.AABB
+	mesh   *navi.Mesh
+	query  *navi.Query
+	path   navi.Path
+	walls  wallGrid
+	grid   entGrid
+	areas  []area
+	zones  []zone
+	spawns []mgl32.Vec2 // spawn markers
+	perm   []int32      // spawn-grid shuffle scratch
+}
+
+type area struct {
+	id       int32
+	name     string
+	min, max mgl32.Vec2
+	pops     []world.Population
+	hotspots []hotspot
+}
+
+// hotspot is a hotspot marker: a place wanderers walk to and an overlap volume that
+// rules watch.
+type hotspot struct {
+	marker int32
+	center mgl32.Vec2
+	radius float32
+	inside []EntityID // entities whose centre is inside, sorted, at the end of the last frame
+	next   []EntityID
+}
+
+type zone struct {
+	marker int32
+	center mgl32.Vec2
+	radius float32
+	on     bool
+	id     navi.BlackOutZoneID
+}
+
+// ID returns the region's id.
+func (r *Region) ID() int32 { return r.id }
+
+// Name returns the region's name.
+func (r *Region) Name() string { return r.name }
+
+// Mesh returns the region's navigation mesh.
+func (r *Region) Mesh() *navi.Mesh { return r.mesh }
+
+func newRegion(w *world.World, wr *world.Region) (*Region, error) {
+	m, err := w.BuildMesh(wr.ID, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := &Region{id: wr.ID, name: wr.Name, bounds: navi.AABB{Min: wr.Min, Max: wr.Max}, mesh: m, query: navi.NewQuery(m)}
+	var ids []navi.BlackOutZoneID
+	m.BlackOutZones(func(id navi.BlackOutZoneID, _ mgl32.Vec2, _ float32) { ids = append(ids, id) })
+	for i := range w.Areas {
+		wa := &w.Areas[i]
+		if wa.Region != wr.ID {
+			continue
+		}
+		a := area{id: wa.ID, name: wa.Name, min: wa.Min, max: wa.Max}
+		for _, p := range w.Populations {
+			if p.Area == wa.ID {
+				a.pops = append(a.pops, p)
+			}
+		}
+		r.areas = append(r.areas, a)
+	}
+	for _, mk := range w.Markers {
+		a := r.area(mk.Area)
+		if a == nil {
+			continue
+		}
+		switch mk.Kind {
+		case world.Blackout:
+			z := zone{marker: mk.ID, center: mk.Pos, radius: mk.Radius, on: true}
+			if n := len(r.zones); n < len(ids) {
+				z.id = ids[n]
+			}
+			r.zones = append(r.zones, z)
+		case world.Hotspot:
+			a.hotspots = append(a.hotspots, hotspot{marker: mk.ID, center: mk.Pos, radius: mk.Radius})
+		case world.Spawn:
+			r.spawns = append(r.spawns, mk.Pos)
+		}
+	}
+	if len(ids) != len(r.zones) {
+		return nil, fmt.Errorf("%w: %d blackout zones in the mesh, %d markers", ErrWorld, len(ids), len(r.zones))
+	}
+	r.walls.build(m, 4)
+	r.grid.init(r.bounds, 2)
+	return r, nil
+}
+
+func (r *Region) area(id int32) *area {
+	for i := range r.areas {
+		if r.areas[i].id == id {
+			return &r.areas[i]
+		}
+	}
+	return nil
+}
+
+func (r *Region) areaOf(p mgl32.Vec2) *area {
+	for i := range r.areas {
+		a := &r.areas[i]
+		if p[0] >= a.min[0] && p[1] >= a.min[1] && p[0] <= a.max[0] && p[1] <= a.max[1] {
+			return a
+		}
+	}
+	return nil
+}
+
+// SpawnPoints returns the region's spawn markers (where players appear).
+func (r *Region) SpawnPoints() []mgl32.Vec2 { return r.spawns }
+
+// setZone turns the blackout zone of a marker on or off; it reports whether the marker
+// names a zone of r.
+func (r *Region) setZone(marker int32, on bool) bool {
+	for i := range r.zones {
+		z := &r.zones[i]
+		if z.marker != marker {
+			continue
+		}
+		if z.on != on {
+			if on {
+				z.id = r.mesh.AddBlackOutZone(z.center, z.radius)
+			} else {
+				r.mesh.RemoveBlackOutZone(z.id)
+				z.id = navi.BlackOutZoneID{}
+			}
+			z.on = on
+		}
+		return true
+	}
+	return false
+}
+
+// cells is a uniform grid over a region's bounds.
+type cells struct {
+	min    mgl32.Vec2
+	inv    float32 // 1 / cell size
+	nx, ny int32
+}
+
+func (c *cells) init(b navi.AABB, size float32) {
+	c.min = b.Min
+	c.inv = 1 / size
+	c.nx = max(1, int32((b.Max[0]-b.Min[0])*c.inv)+1)
+	c.ny = max(1, int32((b.Max[1]-b.Min[1])*c.inv)+1)
+}
+
+func (c *cells) coord(v, lo float32, n int32) int32 {
+	f := float32((v - lo) * c.inv)
+	if !(f >= 0) { // also NaN
+		return 0
+	}
+	if f >= float32(n-1) {
+		return n - 1
+	}
+	return int32(f)
+}
+
+func (c *cells) cellOf(p mgl32.Vec2) int32 {
+	return c.coord(p[1], c.min[1], c.ny)*c.nx + c.coord(p[0], c.min[0], c.nx)
+}
+
+// span returns the cell ranges covering the box [lo, hi].
+func (c *cells) span(lo, hi mgl32.Vec2) (x0, y0, x1, y1 int32) {
+	return c.coord(lo[0], c.min[0], c.nx), c.coord(lo[1], c.min[1], c.ny),
+		c.coord(hi[0], c.min[0], c.nx), c.coord(hi[1], c.min[1], c.ny)
+}
+
+// wallGrid holds the blocking edges of a mesh (edges between walkable and unwalkable
+// triangles, and walkable edges on the bounds), bucketed in a grid.
+type wallGrid struct {
+	cells
+	start []int32
+	items []int32
+	segs  []geom.Segment
+}
+
+func (w *wallGrid) build(m *navi.Mesh, size float32) {
+	w.init(m.Bounds(), size)
+	vs, ts := m.Vertices(), m.Triangles()
+	for ti, t := range ts {
+		if t.Flags&walkFlags == 0 {
+			continue
+		}
+		for k := range 3 {
+			n := t.N[k]
+			if n >= 0 && ts[n].Flags&walkFlags != 0 {
+				continue
+			}
+			_ = ti
+			w.segs = append(w.segs, geom.Segment{A: vs[t.V[k]], B: vs[t.V[(k+1)%3]]})
+		}
+	}
+	nc := w.nx * w.ny
+	count := make([]int32, nc+1)
+	each := func(fn func(c int32, si int32)) {
+		for si, s := range w.segs {
+			x0, y0, x1, y1 := w.span(mgl32.Vec2{min(s.A[0], s.B[0]), min(s.A[1], s.B[1])},
+				mgl32.Vec2{max(s.A[0], s.B[0]), max(s.A[1], s.B[1])})
+			for y := y0; y <= y1; y++ {
+				for x := x0; x <= x1; x++ {
+					fn(y*w.nx+x, int32(si))
+				}
+			}
+		}
+	}
+	each(func(c, _ int32) { count[c+1]++ })
+	for i := int32(1); i <= nc; i++ {
+		count[i] += count[i-1]
+	}
+	w.start = count
+	w.items = make([]int32, count[nc])
+	fill := make([]int32, nc)
+	each(func(c, si int32) {
+		w.items[w.start[c]+fill[c]] = si
+		fill[c]++
+	})
+}
+
+// sweep moves circle c by motion against the walls and returns the first contact whose
+// normal opposes the motion (a disc already touching a wall may move away from it).
+// Ties go to the lower segment index.
+func (w *wallGrid) sweep(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
+	if motion[0] == 0 && motion[1] == 0 {
+		return geom.Hit{}, false
+	}
+	end := add2(c.Center, motion)
+	lo := mgl32.Vec2{min(c.Center[0], end[0]) - c.Radius, min(c.Center[1], end[1]) - c.Radius}
+	hi := mgl32.Vec2{max(c.Center[0], end[0]) + c.Radius, max(c.Center[1], end[1]) + c.Radius}
+	x0, y0, x1, y1 := w.span(lo, hi)
+	best, bestSeg, found := geom.Hit{}, int32(-1), false
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			ci := y*w.nx + x
+			for _, si := range w.items[w.start[ci]:w.start[ci+1]] {
+				s := w.segs[si]
+				if max(s.A[0], s.B[0]) < lo[0] || min(s.A[0], s.B[0]) > hi[0] ||
+					max(s.A[1], s.B[1]) < lo[1] || min(s.A[1], s.B[1]) > hi[1] {
+					continue
+				}
+				h, ok := geom.SweepCircleSegment(c, motion, s)
+				if !ok || dot2(h.Normal, motion) >= 0 {
+					continue
+				}
+				if !found || h.T < best.T || (h.T == best.T && si < bestSeg) {
+					best, bestSeg, found = h, si, true
+				}
+			}
+		}
+	}
+	return best, found
+}
+
+// entGrid buckets a region's colliding entities by cell, rebuilt by counting sort.
+type entGrid struct {
+	cells
+	start []int32
+	items []*Entity
+	maxR  float32
+}
+
+func (eg *entGrid) init(b navi.AABB, size float32) {
+	eg.cells.init(b, size)
+	eg.start = make([]int32, eg.nx*eg.ny+2)
+}
+
+// build fills the grid with the region's live, colliding entities (not footprint props:
+// the navmesh is their collision).
+func (eg *entGrid) build(ents []*Entity, region int32) {
+	for i := range eg.start {
+		eg.start[i] = 0
+	}
+	eg.maxR = 0
+	n := 0
+	for _, e := range ents {
+		if e.dead || e.region != region || e.collision == CollideNone || e.footprint {
+			e.grid = -1
+			continue
+		}
+		e.grid = eg.cellOf(e.pos)
+		eg.start[e.grid+2]++
+		eg.maxR = max(eg.maxR, e.radius)
+		n++
+	}
+	nc := eg.nx * eg.ny
+	for i := int32(2); i <= nc+1; i++ {
+		eg.start[i] += eg.start[i-1]
+	}
+	if cap(eg.items) < n {
+		eg.items = make([]*Entity, n, n+n/4)
+	}
+	eg.items = eg.items[:n]
+	for _, e := range ents {
+		if e.grid < 0 || e.dead || e.region != region {
+			continue
+		}
+		eg.items[eg.start[e.grid+1]] = e
+		eg.start[e.grid+1]++
+	}
+	// start[c] .. start[c+1] is now cell c.
+}
+
+func (eg *entGrid) cell(x, y int32) []*Entity {
+	c := y*eg.nx + x
+	return eg.items[eg.start[c]:eg.start[c+1]]
+}
