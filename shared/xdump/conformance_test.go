@@ -388,6 +388,22 @@ func TestEmpireConfig(t *testing.T) {
 				}
 			}
 			compared++
+			// And back through the human-readable writer.
+			var b bytes.Buffer
+			if err := e.reg.WriteConfig(&b, tab); err != nil {
+				t.Fatal(err)
+			}
+			before := slices.Clone(*e.rows[d.Name])
+			*e.rows[d.Name] = nil
+			if err := e.reg.Load("written.config", b.Bytes()); err != nil {
+				t.Errorf("%s: reload: %v\n%s", d.Name, err, b.String())
+				continue
+			}
+			var b2 bytes.Buffer
+			e.reg.WriteConfig(&b2, tab)
+			if b2.String() != b.String() || len(before) != tab.Len() {
+				t.Errorf("%s: config round trip differs", d.Name)
+			}
 		}
 	}
 	t.Logf("config: %d tables equal to their version/ dump after loading", compared)

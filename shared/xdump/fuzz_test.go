@@ -92,6 +92,26 @@ func checkInput(t *testing.T, src []byte) {
 		if !reflect.DeepEqual(old, w.ents) {
 			t.Fatalf("failed load changed the table")
 		}
+		return
+	}
+	// What loaded writes as a config file that loads to the same table.
+	tab := w.reg.Table("entity")
+	export := func() string {
+		var b bytes.Buffer
+		w.reg.WriteTable(&b, tab, Options{Viewer: Viewer{Deity: true}, Export: true})
+		return b.String()
+	}
+	before := export()
+	var cfg bytes.Buffer
+	if err := w.reg.WriteConfig(&cfg, tab); err != nil {
+		t.Fatal(err)
+	}
+	w.ents = nil
+	if err := w.reg.Load("config", cfg.Bytes()); err != nil {
+		t.Fatalf("written config does not load: %v\n%s", err, cfg.String())
+	}
+	if after := export(); after != before {
+		t.Fatalf("config round trip:\n%s\n%s", before, after)
 	}
 }
 

@@ -14,11 +14,7 @@ const (
 // value is the row's leftmost field if that is an integer (a symbol table's value, a
 // table's key), else the row index.
 func lookupSymbol(t *Table, name string) (int64, int) {
-	sf := t.schema.SymbolField
-	if sf == "" {
-		sf = "name"
-	}
-	fi := t.FieldIndex(sf)
+	fi := t.FieldIndex(t.symbolField())
 	if fi < 0 || t.schema.Fields[fi].Type != TypeString && t.schema.Fields[fi].Type != TypeChars {
 		return 0, symUnknown
 	}

@@ -345,3 +345,32 @@ func TestParseEmptyAndZeroWidth(t *testing.T) {
 		t.Errorf("%v %v", ds, err)
 	}
 }
+
+func TestWriteConfig(t *testing.T) {
+	w := newWorld(t)
+	var b bytes.Buffer
+	if err := w.reg.WriteConfig(&b, w.reg.Table("entity")); err != nil {
+		t.Fatal(err)
+	}
+	want := `config entity
+id proto owner pos(0) pos(1) pos(2) speed   state             kind   name                    tag   label      secret stealth
+0  1     1     0.1    -2.5   1e-07  0.1     (moving blocking) npc    "a b"                   "x y" "lbl"      9      5
+4  2     2     3      4      5      inf     ()                prop   "q\042\134\000\377\011" nil   ""         0      0
+7  2     -1    0      0      0      -1e+300 (asleep)          player ""                      nil   "12345678" 0      -3
+/config
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	saved := append([]ent(nil), w.ents...)
+	w.ents = nil
+	if err := w.reg.Load("entity.config", b.Bytes()); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	for i := range saved {
+		saved[i].Timestamp = 0
+	}
+	if !reflect.DeepEqual(w.ents, saved) {
+		t.Errorf("loaded\n%+v\nwant\n%+v\nfrom\n%s", w.ents, saved, b.String())
+	}
+}
