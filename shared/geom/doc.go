@@ -25,7 +25,15 @@
 // want to let a mover escape an overlap should ignore hits whose Normal does not oppose the
 // motion (Normal·motion >= 0).
 //
-// Inputs containing NaN or ±Inf, or a negative radius, give no hit (false). Results are
-// accurate for coordinates and radii up to about 1e6 in magnitude; beyond that float32
-// rounding dominates, but outputs stay finite with T in [0, 1].
+// Raycasts intersect the ray origin + t*dir, t in [0, maxT], with a solid shape and report
+// the first point of it as a Hit: T is the ray parameter, Point = origin + T*dir on the
+// surface and Normal the outward unit surface normal there. A segment from A to B is the ray
+// with origin A, dir B-A and maxT 1; maxT may be +Inf. An origin inside the shape hits at
+// T = 0 with Point = origin and Normal opposing dir (+X when dir is zero).
+//
+// Inputs containing NaN or ±Inf, a negative radius or maxT, or an AABB with Min > Max give no
+// hit (false). Results are accurate for coordinates and radii up to about 1e6 in magnitude;
+// beyond that float32 rounding dominates, and beyond about 1e9 intermediate products overflow
+// and answers become unreliable. Even then a reported hit is finite, with T in [0, 1] (rays:
+// [0, maxT]) and a unit normal: a result that would contain NaN or Inf is reported as no hit.
 package geom

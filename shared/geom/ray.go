@@ -6,13 +6,6 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 )
 
-// Raycasts intersect the ray origin + t*dir, t in [0, maxT], with a solid shape and report the
-// first point of it as a Hit: T is the ray parameter, Point = origin + T*dir on the surface
-// and Normal the outward unit surface normal there. A segment from A to B is the ray
-// origin A, dir B-A, maxT 1; maxT may be +Inf. An origin inside the shape hits at T = 0 with
-// Point = origin and Normal opposing dir (+X when dir is zero). Invalid input (NaN, Inf
-// coordinates, negative radius or maxT, an AABB with Min > Max) gives no hit.
-
 // RaycastAABB intersects a ray with the solid rectangle b by the slab method (Ericson 5.3.3).
 // A ray that only touches b's boundary hits it.
 func RaycastAABB(origin, dir mgl32.Vec2, b AABB, maxT float32) (Hit, bool) {

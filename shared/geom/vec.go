@@ -51,8 +51,8 @@ func awayFrom2(motion mgl32.Vec2) mgl32.Vec2 {
 }
 
 // checked returns h and true when all of h is finite, and no hit otherwise. Only inputs so
-// large that intermediate products overflow float32 (beyond about 1e18) can fail it; the
-// guard keeps NaN and Inf out of callers' state.
+// large that intermediate products overflow float32 can fail it; the guard keeps NaN and Inf
+// out of callers' state.
 func checked(h Hit) (Hit, bool) {
 	if finite(h.T) && finite2(h.Point) && finite2(h.Normal) {
 		return h, true
