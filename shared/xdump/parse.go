@@ -40,9 +40,9 @@ func (e *ParseError) Unwrap() []error {
 
 // Limits on input, checked before allocating.
 const (
-	MaxInput   = 1 << 28 // bytes of one input
-	maxRows    = 1 << 22 // rows of one table
-	maxSymbols = 64      // symbols in one symbol set
+	MaxInput   = 64 << 20 // bytes of one input; what it parses into is at most ~40 times larger
+	maxRows    = 1 << 20  // rows of one table
+	maxSymbols = 64       // symbols in one symbol set
 )
 
 // Data is one table read from xdump input.
@@ -559,7 +559,8 @@ func (p *parser) records(st *tstate, cols []col, human bool) error {
 				return p.lineErr(line, "too many rows")
 			}
 			if len(chunk) < t.width {
-				chunk = make([]Value, t.width*64)
+				// Allocate rows in chunks of at most 16k values (and at least one row).
+				chunk = make([]Value, t.width*min(64, max(1, 16384/max(t.width, 1))))
 			}
 			d.Rows = append(d.Rows, chunk[:t.width:t.width])
 			chunk = chunk[t.width:]

@@ -374,3 +374,17 @@ id proto owner pos(0) pos(1) pos(2) speed   state             kind   name       
 		t.Errorf("loaded\n%+v\nwant\n%+v\nfrom\n%s", w.ents, saved, b.String())
 	}
 }
+
+func TestRowLimit(t *testing.T) {
+	r := NewRegistry(DefaultMetaUIDs)
+	var rows []struct{}
+	if err := r.Register(NewTable(Schema{UID: 9, Name: "empty"}, &rows)); err != nil {
+		t.Fatal(err)
+	}
+	src := "XDUMP empty 0\n" + strings.Repeat("\n", maxRows+1) + "/0\n"
+	_, err := r.Parse("big", []byte(src), Viewer{Deity: true})
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != maxRows+2 || pe.Msg != "too many rows" {
+		t.Errorf("got %v", err)
+	}
+}
