@@ -181,7 +181,8 @@ var randomCases = map[bool]int{false: 10000, true: 2000}[runtime.GOARCH == "wasm
 func TestSweepSphereAABBRandom(t *testing.T) {
 	seed := testSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	hits := 0
+	hits, expandedOnly := 0, 0
+	var kinds [4]int
 	for i := range randomCases {
 		g := gen{rng: rng, snap: i%3 == 0}
 		lo := g.v3(-2, 2)
@@ -193,10 +194,27 @@ func TestSweepSphereAABBRandom(t *testing.T) {
 		}
 		b := AABB3{lo, lo.Add(size)}
 		s := Sphere{g.v3(-8, 8), g.radius()}
-		motion := g.motionToward(s.Center, axpy3(lo, size, 0.5), 3)
+		// Aim at the centre, or (half the time) just past a random corner, where the edge and
+		// vertex regions are.
+		aim, spread := axpy3(lo, size, 0.5), 3.0
+		if rng.IntN(2) == 0 {
+			aim, spread = corner3(b, rng.IntN(8)), 1.0+float64(s.Radius)
+		}
+		motion := g.motionToward(s.Center, aim, spread)
 		h, ok := SweepSphereAABB(s, motion, b)
 		if ok {
 			hits++
+			onBoundary := 0 // 1: face, 2: edge, 3: vertex
+			for k := range 3 {
+				if h.Point[k] == b.Min[k] || h.Point[k] == b.Max[k] {
+					onBoundary++
+				}
+			}
+			kinds[onBoundary]++
+		} else if _, ok := RaycastAABB3(s.Center, motion, AABB3{
+			mgl32.Vec3{b.Min[0] - s.Radius, b.Min[1] - s.Radius, b.Min[2] - s.Radius},
+			mgl32.Vec3{b.Max[0] + s.Radius, b.Max[1] + s.Radius, b.Max[2] + s.Radius}}, 1); ok {
+			expandedOnly++ // the expanded box alone would have reported a hit
 		}
 		lo64, hi64 := f64(b.Min), f64(b.Max)
 		c := sweepCase{o: f64(s.Center), d: f64(motion), r: float64(s.Radius),
@@ -205,7 +223,11 @@ func TestSweepSphereAABBRandom(t *testing.T) {
 			t.Fatalf("case %d: SweepSphereAABB(%v, %v, %v) = %+v, %v: %v", i, s, motion, b, h, ok, err)
 		}
 	}
-	t.Logf("%d of %d cases hit", hits, randomCases)
+	t.Logf("%d of %d cases hit (by contact: %d face, %d edge, %d vertex, %d inside); %d misses hit the expanded box",
+		hits, randomCases, kinds[1], kinds[2], kinds[3], kinds[0], expandedOnly)
+	if kinds[2] < randomCases/50 || kinds[3] < randomCases/50 || expandedOnly < randomCases/50 {
+		t.Errorf("too few edge/vertex cases to be a meaningful test")
+	}
 }
 
 func TestSweepCircleAABBRandom(t *testing.T) {

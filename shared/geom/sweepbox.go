@@ -62,12 +62,17 @@ func SweepSphereAABB(s Sphere, motion mgl32.Vec3, b AABB3) (Hit3, bool) {
 	if m&(m-1) == 0 {
 		// Face region (m == 0 only through rounding): the entry point is the contact.
 		var n mgl32.Vec3
+		q := ClosestPointOnAABB3(p, b)
 		if axis >= 0 {
 			n[axis] = faceSign(motion[axis])
+			q[axis] = b.Max[axis] // exactly on the face, whatever the rounding of p
+			if n[axis] < 0 {
+				q[axis] = b.Min[axis]
+			}
 		} else {
 			n = awayFrom3(motion)
 		}
-		return checked3(Hit3{T: t, Point: ClosestPointOnAABB3(p, b), Normal: n})
+		return checked3(Hit3{T: t, Point: q, Normal: n})
 	}
 
 	var edge Segment3
@@ -173,12 +178,17 @@ func SweepCircleAABB(c Circle, motion mgl32.Vec2, b AABB) (Hit, bool) {
 	}
 	if out < 2 {
 		var n mgl32.Vec2
+		q := ClosestPointOnAABB(p, b)
 		if axis >= 0 {
 			n[axis] = faceSign(motion[axis])
+			q[axis] = b.Max[axis]
+			if n[axis] < 0 {
+				q[axis] = b.Min[axis]
+			}
 		} else {
 			n = awayFrom2(motion)
 		}
-		return checked(Hit{T: t, Point: ClosestPointOnAABB(p, b), Normal: n})
+		return checked(Hit{T: t, Point: q, Normal: n})
 	}
 	k := mgl32.Vec2{b.Min[0], b.Min[1]}
 	for i := range 2 {
