@@ -3,7 +3,11 @@ package navi
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
 )
@@ -47,4 +51,119 @@ func BenchmarkBuild3x3Cells300Obstacles(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(m.tris)), "triangles")
+}
+
+var benchMesh = sync.OnceValue(func() *Mesh {
+	m, err := Build(benchGeometry(1), nil)
+	if err != nil {
+		panic(err)
+	}
+	return m
+})
+
+// benchPairs returns n start/goal pairs where a disc of radius r fits.
+func benchPairs(m *Mesh, n int, r float32, maxLen float32) [][2]mgl32.Vec2 {
+	rnd := rand.New(rand.NewPCG(42, 42))
+	ext := m.Bounds().Max
+	pt := func() mgl32.Vec2 {
+		for {
+			p := mgl32.Vec2{rnd.Float32() * ext[0], rnd.Float32() * ext[1]}
+			if m.Contains(p, r, Walk) {
+				return p
+			}
+		}
+	}
+	out := make([][2]mgl32.Vec2, 0, n)
+	for len(out) < n {
+		a := pt()
+		b := pt()
+		if maxLen > 0 {
+			b = madd(a, normalize(sub(b, a)), maxLen*rnd.Float32())
+		}
+		out = append(out, [2]mgl32.Vec2{a, b})
+	}
+	return out
+}
+
+func reportPercentiles(b *testing.B, d []time.Duration) {
+	if len(d) == 0 {
+		return
+	}
+	slices.Sort(d)
+	us := func(q float64) float64 { return float64(d[int(q*float64(len(d)-1))].Nanoseconds()) / 1000 }
+	b.ReportMetric(us(0.5), "median-µs")
+	b.ReportMetric(us(0.99), "p99-µs")
+}
+
+// BenchmarkPath3x3Cells300Obstacles: random start/goal pairs anywhere in
+// the region (paths up to ~4000 units, a median corridor of ~80
+// triangles), agent radius 0.5. median-µs and p99-µs are per-query times
+// measured with the thread's CPU clock where the OS has one (Linux), so
+// other load on a shared machine does not inflate them; ns/op is wall time.
+func BenchmarkPath3x3Cells300Obstacles(b *testing.B) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	m := benchMesh()
+	pairs := benchPairs(m, 1024, 0.5, 0)
+	q := NewQuery(m)
+	var p Path
+	for _, pr := range pairs[:64] {
+		q.FindPath(pr[0], pr[1], 0.5, &p)
+	}
+	d := make([]time.Duration, 0, 1<<16)
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		pr := pairs[i%len(pairs)]
+		i++
+		c0, cpu := threadCPU()
+		t0 := time.Now()
+		q.FindPath(pr[0], pr[1], 0.5, &p)
+		el := time.Since(t0)
+		if c1, _ := threadCPU(); cpu {
+			el = c1 - c0
+		}
+		if len(d) < cap(d) {
+			d = append(d, el)
+		}
+	}
+	reportPercentiles(b, d)
+}
+
+// BenchmarkSweep3x3Cells300Obstacles: one frame of movement (up to 20
+// units) of a disc of radius 0.5, with the slide.
+func BenchmarkSweep3x3Cells300Obstacles(b *testing.B) {
+	m := benchMesh()
+	pairs := benchPairs(m, 1024, 0.5, 20)
+	q := NewQuery(m)
+	var s SweepResult
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		pr := pairs[i%len(pairs)]
+		i++
+		q.Sweep(pr[0], pr[1], 0.5, Walk, &s)
+	}
+}
+
+func BenchmarkLocate3x3Cells300Obstacles(b *testing.B) {
+	m := benchMesh()
+	pairs := benchPairs(m, 1024, 0, 0)
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Locate(pairs[i%len(pairs)][0])
+		i++
+	}
+}
+
+func BenchmarkContains3x3Cells300Obstacles(b *testing.B) {
+	m := benchMesh()
+	pairs := benchPairs(m, 1024, 0, 0)
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Contains(pairs[i%len(pairs)][0], 1, Walk)
+		i++
+	}
 }

@@ -21,6 +21,12 @@ func (m *Mesh) computeClearance() {
 		}
 	}
 	m.width = make([][3]float32, len(m.tris))
+	m.elen = make([][3]float32, len(m.tris))
+	for t := range m.tris {
+		for i := 0; i < 3; i++ {
+			m.elen[t][i] = dist(m.verts[m.tris[t].V[i]], m.verts[m.tris[t].V[next(i)]])
+		}
+	}
 	for t := range m.tris {
 		for k := 0; k < 3; k++ {
 			m.width[t][k] = float32(m.cornerWidth(int32(t), k))

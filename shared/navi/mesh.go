@@ -29,6 +29,7 @@ type Mesh struct {
 	delta  [][3]content // content change crossing each edge outward
 	count  []content    // polygons of each kind covering each triangle
 	width  [][3]float32 // walking clearance through the corner at V[k]
+	elen   [][3]float32 // edge lengths
 	corner []bool       // vertex touches an edge that blocks walking
 	grid   []int32
 	gridW  int

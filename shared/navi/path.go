@@ -150,7 +150,7 @@ func (m *Mesh) portal(t int32, i int, r float32) (l, rt mgl32.Vec2) {
 	l, rt = m.verts[b], m.verts[a]
 	if r > 0 {
 		e := sub(rt, l)
-		n := length(e)
+		n := m.elen[t][i]
 		s := float32(0.5)
 		if n > 0 {
 			s = min(r/n, 0.5)
@@ -175,10 +175,12 @@ func entryPoint(p, goal, l, r mgl32.Vec2) mgl32.Vec2 {
 	e := sub(r, l)
 	den := cross(d, e)
 	if den != 0 {
-		s := cross(d, sub(p, l)) / den
 		u := cross(e, sub(p, l)) / den
-		if s >= 0 && s <= 1 && u >= 0 && u <= 1 {
-			return madd(l, e, s)
+		if u >= 0 && u <= 1 {
+			// p and goal on either side of the portal's line: the sum is
+			// convex along the portal with its minimum at the crossing.
+			s := cross(d, sub(p, l)) / den
+			return madd(l, e, min(max(s, 0), 1))
 		}
 	}
 	if dist(p, l)+dist(l, goal) <= dist(p, r)+dist(r, goal) {

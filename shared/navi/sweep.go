@@ -53,10 +53,7 @@ func (q *Query) Sweep(from, to mgl32.Vec2, r float32, flags Flags, res *SweepRes
 		return
 	}
 	res.Hit, res.Contact = true, hit
-	stop := add(madd(from, motion, hit.T), scale(hit.Normal, Skin))
-	if q.m.tris[q.m.locateFrom(t, stop)].Flags&flags != flags {
-		stop = madd(from, motion, hit.T) // the skin would leave the mesh
-	}
+	stop := q.m.settle(from, madd(from, motion, hit.T), hit.Normal, r, flags)
 	res.Stop, res.End = stop, stop
 	rest := scale(motion, 1-hit.T)
 	along := sub(rest, scale(hit.Normal, dot(rest, hit.Normal)))
@@ -70,11 +67,36 @@ func (q *Query) Sweep(from, to mgl32.Vec2, r float32, flags Flags, res *SweepRes
 	}
 	hit2, ok := q.sweepOnce(t2, stop, along, r, flags)
 	if !ok {
-		res.End = add(stop, along)
+		res.End = q.m.settle(stop, add(stop, along), mgl32.Vec2{}, r, flags)
 		return
 	}
 	res.SlideHit, res.SlideContact = true, hit2
-	res.End = add(madd(stop, along, hit2.T), scale(hit2.Normal, Skin))
+	res.End = q.m.settle(stop, madd(stop, along, hit2.T), hit2.Normal, r, flags)
+}
+
+// settle backs the contact position p off the wall by Skin along n. When
+// float32 rounding at a sharp corner leaves that (or p itself) outside
+// triangles with flags, it returns the farthest point of from→p where the
+// disc still fits (bisection, 24 steps).
+func (m *Mesh) settle(from, p, n mgl32.Vec2, r float32, flags Flags) mgl32.Vec2 {
+	fits := func(x mgl32.Vec2) bool { return m.Contains(x, float32(r*0.99), flags) }
+	if s := madd(p, n, Skin); fits(s) {
+		return s
+	}
+	if fits(p) {
+		return p
+	}
+	d := sub(p, from)
+	lo, hi := float32(0), float32(1)
+	for i := 0; i < 24; i++ {
+		mid := (lo + hi) / 2
+		if fits(madd(from, d, mid)) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return madd(from, d, lo)
 }
 
 // locateFrom locates p by walking from t (falling back to Locate).

@@ -27,7 +27,7 @@ func Validate(m *Mesh) error {
 			return fail("vertex %d %v outside the bounds", i, v)
 		}
 	}
-	if len(m.tris) < 2 || len(m.delta) != len(m.tris) || len(m.count) != len(m.tris) || len(m.width) != len(m.tris) {
+	if len(m.tris) < 2 || len(m.delta) != len(m.tris) || len(m.count) != len(m.tris) || len(m.width) != len(m.tris) || len(m.elen) != len(m.tris) {
 		return fail("table sizes disagree")
 	}
 	used := make([]bool, nv)
