@@ -36,7 +36,7 @@ type IDRange struct{ Lo, Hi int64 }
 
 // Cond is one condition: Field Op Value, Op one of '<', '=', '>', '#' (not equal).
 type Cond struct {
-	Field string // field name or unique prefix
+	Field string // field name or unique prefix; name(i) for element i of an array
 	Op    byte
 	Value string // a number, a "quoted string", or a symbol name
 }
@@ -193,25 +193,36 @@ func (e commandError) Error() string   { return e.err.Error() }
 func (e commandError) Unwrap() []error { return []error{ErrCommand, e.err} }
 
 type compiledCond struct {
-	field int
-	op    byte
-	val   Value
+	field, elem int
+	op          byte
+	val         Value
 }
 
 // selector compiles the records and conditions of c against table t.
 func (r *Registry) selector(t *Table, c *Command, v Viewer) (func(int) bool, error) {
 	conds := make([]compiledCond, 0, len(c.Conds))
 	for _, cd := range c.Conds {
-		fi, err := findField(t, cd.Field, v)
+		name, elem := cd.Field, 0
+		if i := strings.IndexByte(name, '('); i > 0 && strings.HasSuffix(name, ")") {
+			n, err := strconv.Atoi(name[i+1 : len(name)-1])
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%w: bad index in %q", ErrCommand, name)
+			}
+			name, elem = name[:i], n
+		}
+		fi, err := findField(t, name, v)
 		if err != nil {
 			return nil, err
 		}
 		f := &t.schema.Fields[fi]
+		if elem >= f.Elems() {
+			return nil, fmt.Errorf("%w: field %s has no element %d", ErrCommand, f.Name, elem)
+		}
 		val, err := r.condValue(f, cd.Value)
 		if err != nil {
 			return nil, err
 		}
-		conds = append(conds, compiledCond{fi, cd.Op, val})
+		conds = append(conds, compiledCond{fi, elem, cd.Op, val})
 	}
 	if c.Records == nil && len(conds) == 0 {
 		return nil, nil
@@ -236,7 +247,7 @@ func (r *Registry) selector(t *Table, c *Command, v Viewer) (func(int) bool, err
 		}
 		for _, cd := range conds {
 			f := &t.schema.Fields[cd.field]
-			x := t.data.get(row, cd.field, 0)
+			x := t.data.get(row, cd.field, cd.elem)
 			if !v.Deity && f.Flags&Hidden != 0 {
 				x = Value{Int: -1, Float: -1}
 			}

@@ -635,6 +635,9 @@ func (p *parser) record(st *tstate, cols []col, row int) error {
 		start := p.pos
 		v, err := p.value(f, n)
 		if err != nil {
+			if pe, ok := err.(*ParseError); ok {
+				pe.Col = start - p.lineStart + 1 // point at the field
+			}
 			return err
 		}
 		if !p.sepOK() {

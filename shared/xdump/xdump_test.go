@@ -196,6 +196,8 @@ func TestCommandSelect(t *testing.T) {
 		"xdump entity ?label>1":               "0,7",
 		"xdump meta entity ?type=g":           "\"pos\",\"speed\"",
 		"entity 0,7?id>0":                     "7",
+		"xdump entity ?pos(1)<0":              "0",
+		"xdump entity ?pos(2)>4&pos=3":        "4",
 	} {
 		if got := rows(cmd); got != want {
 			t.Errorf("%s: got %s, want %s", cmd, got, want)
@@ -207,7 +209,8 @@ func TestCommandSelect(t *testing.T) {
 	}
 	for _, bad := range []string{"", "xdump", "xdump meta", "xdump x y z", "xdump entity -1", "xdump entity 5-1",
 		"xdump nope *", "xdump entity ?zz=1", "xdump entity ?id", "xdump entity ?id=x", "xdump entity ?speed=x",
-		"xdump entity ?name=\"\\9\"", "xdump meta-", "xdump entity ?=1", "xdump entity ?secret=1"} {
+		"xdump entity ?name=\"\\9\"", "xdump meta-", "xdump entity ?=1", "xdump entity ?secret=1",
+		"xdump entity ?pos(3)=1", "xdump entity ?pos(x)=1", "xdump entity ?id(1)=0"} {
 		v := deity
 		if strings.Contains(bad, "secret") {
 			v = Viewer{ID: 1}
