@@ -1,0 +1,340 @@
+package world
+
+import (
+	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/xdump"
+)
+
+// Table uids. They are part of the format a client sees (the key of `xdump table`),
+// so they are chosen here once and never renumbered; new tables take new numbers.
+const (
+	UIDPolygonKind = 10 // symbols: PolygonKind
+	UIDMarkerKind  = 11 // symbols: MarkerKind
+	UIDCollision   = 12 // symbols: Collision
+	UIDProtoFlags  = 13 // symbol set: ProtoFlags
+	UIDEntityState = 14 // symbol set: StateFlags
+
+	UIDRegion     = 20
+	UIDCell       = 21
+	UIDArea       = 22
+	UIDPolygon    = 23
+	UIDVertex     = 24
+	UIDMarker     = 25
+	UIDPrototype  = 26
+	UIDPropSet    = 27
+	UIDPopulation = 28
+
+	UIDEntity = 40
+	UIDLost   = 41
+)
+
+// PolygonKind says what a configured polygon is.
+type PolygonKind int32
+
+// Polygon kinds (symbol table polygon-kind).
+const (
+	Walkable  PolygonKind = 1 // walkable ground of an area
+	Obstacle  PolygonKind = 2 // a solid wall or building in an area
+	Hole      PolygonKind = 3 // open space nobody walks on (a pit, water)
+	Footprint PolygonKind = 4 // a prop's outline around its origin; belongs to no area
+)
+
+// MarkerKind says what a marker marks.
+type MarkerKind int32
+
+// Marker kinds (symbol table marker-kind).
+const (
+	Spawn    MarkerKind = 1 // where players appear
+	Prop     MarkerKind = 2 // where a prop from a prop set stands
+	Blackout MarkerKind = 3 // a circle in which nothing spawns
+	Hotspot  MarkerKind = 4 // a place wandering NPCs walk to
+)
+
+// Collision is how an entity's prototype takes part in physics.
+type Collision int32
+
+// Collision kinds (symbol table collision).
+const (
+	CollideNone Collision = 0 // passes through everything, no events
+	Blocking    Collision = 1 // stops other blocking entities; OnCollide
+	Overlapping Collision = 2 // passes through, reporting OnOverlapBegin/End
+)
+
+// ProtoFlags is a prototype's flag set (symbol table proto-flags).
+type ProtoFlags uint32
+
+// Prototype flags.
+const (
+	FlagPlayer ProtoFlags = 1 << iota // an avatar a session controls
+	FlagNPC                           // a non-player character
+	FlagProp                          // scenery placed by prop markers
+	FlagStatic                        // never moves; a blocking static prop with a footprint is cut out of the navmesh
+	FlagWander                        // walks between hotspots of its area
+)
+
+// StateFlags is an entity's state (symbol table entity-state).
+type StateFlags uint32
+
+// Entity states.
+const (
+	StateMoving      StateFlags = 1 << iota // following a path
+	StateColliding                          // touched a blocking entity or wall this frame
+	StateOverlapping                        // overlaps an overlapping entity
+	StateAsleep                             // skipped by physics until woken
+	StateStatic                             // placed from configuration, never moves
+)
+
+// Region is a self-contained piece of the world: one navmesh, one simulation.
+type Region struct {
+	ID       int32
+	Name     string
+	Min, Max mgl32.Vec2 // bounds
+}
+
+// Cell is one rectangle of a region's grid. Its seed drives every random choice made
+// for its content (props), so that server and client agree.
+type Cell struct {
+	ID     int32
+	Region int32
+	Min    mgl32.Vec2 // lower-left corner
+	Size   mgl32.Vec2 // width and height
+	Seed   uint32
+}
+
+// Area is a named rectangle of a region that groups polygons, markers and populations.
+// Areas of a region do not overlap.
+type Area struct {
+	ID       int32
+	Name     string
+	Region   int32
+	Min, Max mgl32.Vec2
+}
+
+// Polygon is a configured polygon; its vertices are the Vertex rows that name it.
+type Polygon struct {
+	ID   int32
+	Name string
+	Area int32 // -1 for a Footprint
+	Kind PolygonKind
+}
+
+// Vertex is one point of a polygon's ring, Seq 0, 1, 2, ... in ring order (either
+// winding). The ring closes implicitly.
+type Vertex struct {
+	Polygon int32
+	Seq     int32
+	Pos     mgl32.Vec2
+}
+
+// Marker is a point (or circle) of interest in an area.
+type Marker struct {
+	ID      int32
+	Area    int32
+	Kind    MarkerKind
+	Pos     mgl32.Vec2
+	Radius  float32 // Blackout and Hotspot: the circle; else 0
+	Rot     int32   // Prop: quarter turns counter-clockwise, 0..3
+	PropSet int32   // Prop: the prop set to choose from; else -1
+}
+
+// Prototype describes a kind of entity.
+type Prototype struct {
+	ID        int32
+	Name      string
+	Radius    float32 // collision radius (for a footprint prop: its bounding circle)
+	Speed     float32 // metres per second
+	Collision Collision
+	Flags     ProtoFlags
+	Footprint int32 // a Footprint polygon, or -1 (a disc of Radius)
+}
+
+// PropSetSize is the number of choices in a prop set.
+const PropSetSize = 4
+
+// PropSet is a weighted choice of prototypes for prop markers. Unused slots have
+// Protos -1 and Weights 0.
+type PropSet struct {
+	ID      int32
+	Name    string
+	Protos  [PropSetSize]int32
+	Weights [PropSetSize]int32
+}
+
+// Population keeps an area topped up with entities of one prototype: Density of them
+// per 1000 square metres of the area.
+type Population struct {
+	ID        int32
+	Area      int32
+	Prototype int32
+	Density   float32
+}
+
+// Entity is a live entity: a row of the game-state table entity.
+type Entity struct {
+	ID        int32
+	Prototype int32
+	Region    int32
+	Pos       mgl32.Vec2
+	Yaw       float32 // radians, counter-clockwise from +x
+	Vel       mgl32.Vec2
+	State     StateFlags
+	Goal      mgl32.Vec2 // where it is walking to; hidden from players
+	Owner     int32      // the player controlling it, or -1
+	Seed      uint32     // drives its private choices; deity only
+	Timestamp int64      // frame of the last change
+}
+
+// Lost records a destroyed entity, so that incremental dumps (?timestamp>T) see
+// deletions.
+type Lost struct {
+	ID        int32
+	Region    int32
+	Timestamp int64 // frame of destruction
+}
+
+// Config is the world's configuration: the tables loaded from .config files.
+type Config struct {
+	Regions     []Region
+	Cells       []Cell
+	Areas       []Area
+	Polygons    []Polygon
+	Vertices    []Vertex
+	Markers     []Marker
+	Prototypes  []Prototype
+	PropSets    []PropSet
+	Populations []Population
+}
+
+// State is the game state that xdump shows beside the configuration.
+type State struct {
+	Entities []Entity
+	Lost     []Lost
+}
+
+// symbols returns the compiled-in symbol tables.
+func symbols() []*xdump.Table {
+	return []*xdump.Table{
+		xdump.SymbolTable(UIDPolygonKind, "polygon-kind", []xdump.Symbol{
+			{Value: int64(Walkable), Name: "walkable"}, {Value: int64(Obstacle), Name: "obstacle"},
+			{Value: int64(Hole), Name: "hole"}, {Value: int64(Footprint), Name: "footprint"}}),
+		xdump.SymbolTable(UIDMarkerKind, "marker-kind", []xdump.Symbol{
+			{Value: int64(Spawn), Name: "spawn"}, {Value: int64(Prop), Name: "prop"},
+			{Value: int64(Blackout), Name: "blackout"}, {Value: int64(Hotspot), Name: "hotspot"}}),
+		xdump.SymbolTable(UIDCollision, "collision", []xdump.Symbol{
+			{Value: int64(CollideNone), Name: "none"}, {Value: int64(Blocking), Name: "blocking"},
+			{Value: int64(Overlapping), Name: "overlapping"}}),
+		xdump.SymbolTable(UIDProtoFlags, "proto-flags", []xdump.Symbol{
+			{Value: int64(FlagPlayer), Name: "player"}, {Value: int64(FlagNPC), Name: "npc"},
+			{Value: int64(FlagProp), Name: "prop"}, {Value: int64(FlagStatic), Name: "static"},
+			{Value: int64(FlagWander), Name: "wander"}}),
+		xdump.SymbolTable(UIDEntityState, "entity-state", []xdump.Symbol{
+			{Value: int64(StateMoving), Name: "moving"}, {Value: int64(StateColliding), Name: "colliding"},
+			{Value: int64(StateOverlapping), Name: "overlapping"}, {Value: int64(StateAsleep), Name: "asleep"},
+			{Value: int64(StateStatic), Name: "static"}}),
+	}
+}
+
+// Column helpers shared by several tables.
+func vec2[R any](name string, p func(r *R) *mgl32.Vec2) xdump.Column[R] {
+	return xdump.Floats(name, 2, func(r *R) []float32 { return p(r)[:] })
+}
+
+// Limits on what a configuration may hold; the parser checks keys against them before
+// allocating.
+const (
+	maxIDs      = 1 << 20 // ids of configuration rows: 0 <= id < maxIDs
+	maxVertices = 1 << 12 // vertices of one polygon
+)
+
+// tables returns the tables of c and s, in uid order.
+func tables(c *Config, s *State) []*xdump.Table {
+	const lo, hi = -1, maxIDs - 1 // bounds of a reference; -1 is the null key
+	return []*xdump.Table{
+		xdump.NewTable(xdump.Schema{UID: UIDRegion, Name: "region", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Regions,
+			xdump.Int("id", func(r *Region) *int32 { return &r.ID }).Ref("region"),
+			xdump.String("name", func(r *Region) *string { return &r.Name }),
+			vec2("min", func(r *Region) *mgl32.Vec2 { return &r.Min }),
+			vec2("max", func(r *Region) *mgl32.Vec2 { return &r.Max })),
+		xdump.NewTable(xdump.Schema{UID: UIDCell, Name: "cell", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Cells,
+			xdump.Int("id", func(r *Cell) *int32 { return &r.ID }).Ref("cell"),
+			xdump.Int("region", func(r *Cell) *int32 { return &r.Region }).Ref("region").Range(lo, hi),
+			vec2("min", func(r *Cell) *mgl32.Vec2 { return &r.Min }),
+			vec2("size", func(r *Cell) *mgl32.Vec2 { return &r.Size }),
+			xdump.Int("seed", func(r *Cell) *uint32 { return &r.Seed })),
+		xdump.NewTable(xdump.Schema{UID: UIDArea, Name: "area", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Areas,
+			xdump.Int("id", func(r *Area) *int32 { return &r.ID }).Ref("area"),
+			xdump.String("name", func(r *Area) *string { return &r.Name }),
+			xdump.Int("region", func(r *Area) *int32 { return &r.Region }).Ref("region").Range(lo, hi),
+			vec2("min", func(r *Area) *mgl32.Vec2 { return &r.Min }),
+			vec2("max", func(r *Area) *mgl32.Vec2 { return &r.Max })),
+		xdump.NewTable(xdump.Schema{UID: UIDPolygon, Name: "polygon", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Polygons,
+			xdump.Int("id", func(r *Polygon) *int32 { return &r.ID }).Ref("polygon"),
+			xdump.String("name", func(r *Polygon) *string { return &r.Name }),
+			xdump.Int("area", func(r *Polygon) *int32 { return &r.Area }).Ref("area").Range(lo, hi),
+			xdump.Int("kind", func(r *Polygon) *PolygonKind { return &r.Kind }).Ref("polygon-kind")),
+		xdump.NewTable(xdump.Schema{UID: UIDVertex, Name: "vertex", Key: xdump.KeyOrdered, Order: []string{"polygon", "seq"}}, &c.Vertices,
+			xdump.Int("polygon", func(r *Vertex) *int32 { return &r.Polygon }).Ref("polygon").Range(0, maxIDs-1),
+			xdump.Int("seq", func(r *Vertex) *int32 { return &r.Seq }).Range(0, maxVertices-1),
+			vec2("pos", func(r *Vertex) *mgl32.Vec2 { return &r.Pos })),
+		xdump.NewTable(xdump.Schema{UID: UIDMarker, Name: "marker", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Markers,
+			xdump.Int("id", func(r *Marker) *int32 { return &r.ID }).Ref("marker"),
+			xdump.Int("area", func(r *Marker) *int32 { return &r.Area }).Ref("area").Range(lo, hi),
+			xdump.Int("kind", func(r *Marker) *MarkerKind { return &r.Kind }).Ref("marker-kind"),
+			vec2("pos", func(r *Marker) *mgl32.Vec2 { return &r.Pos }),
+			xdump.Float("radius", func(r *Marker) *float32 { return &r.Radius }),
+			xdump.Int("rot", func(r *Marker) *int32 { return &r.Rot }).Range(0, 3),
+			xdump.Int("prop-set", func(r *Marker) *int32 { return &r.PropSet }).Ref("prop-set").Range(lo, hi)),
+		xdump.NewTable(xdump.Schema{UID: UIDPrototype, Name: "prototype", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Prototypes,
+			xdump.Int("id", func(r *Prototype) *int32 { return &r.ID }).Ref("prototype"),
+			xdump.String("name", func(r *Prototype) *string { return &r.Name }),
+			xdump.Float("radius", func(r *Prototype) *float32 { return &r.Radius }),
+			xdump.Float("speed", func(r *Prototype) *float32 { return &r.Speed }),
+			xdump.Int("collision", func(r *Prototype) *Collision { return &r.Collision }).Ref("collision"),
+			xdump.Int("flags", func(r *Prototype) *ProtoFlags { return &r.Flags }).BitsOf("proto-flags"),
+			xdump.Int("footprint", func(r *Prototype) *int32 { return &r.Footprint }).Ref("polygon").Range(lo, hi)),
+		xdump.NewTable(xdump.Schema{UID: UIDPropSet, Name: "prop-set", Key: xdump.KeyID, MaxRows: maxIDs}, &c.PropSets,
+			xdump.Int("id", func(r *PropSet) *int32 { return &r.ID }).Ref("prop-set"),
+			xdump.String("name", func(r *PropSet) *string { return &r.Name }),
+			xdump.Ints("proto", PropSetSize, func(r *PropSet) []int32 { return r.Protos[:] }).Ref("prototype").Range(lo, hi),
+			xdump.Ints("weight", PropSetSize, func(r *PropSet) []int32 { return r.Weights[:] }).Range(0, 1<<16)),
+		xdump.NewTable(xdump.Schema{UID: UIDPopulation, Name: "population", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Populations,
+			xdump.Int("id", func(r *Population) *int32 { return &r.ID }).Ref("population"),
+			xdump.Int("area", func(r *Population) *int32 { return &r.Area }).Ref("area").Range(lo, hi),
+			xdump.Int("prototype", func(r *Population) *int32 { return &r.Prototype }).Ref("prototype").Range(lo, hi),
+			xdump.Float("density", func(r *Population) *float32 { return &r.Density })),
+
+		xdump.NewTable(xdump.Schema{UID: UIDEntity, Name: "entity", Key: xdump.KeyID}, &s.Entities,
+			xdump.Int("id", func(r *Entity) *int32 { return &r.ID }).Ref("entity"),
+			xdump.Int("prototype", func(r *Entity) *int32 { return &r.Prototype }).Ref("prototype"),
+			xdump.Int("region", func(r *Entity) *int32 { return &r.Region }).Ref("region"),
+			vec2("pos", func(r *Entity) *mgl32.Vec2 { return &r.Pos }),
+			xdump.Float("yaw", func(r *Entity) *float32 { return &r.Yaw }),
+			vec2("vel", func(r *Entity) *mgl32.Vec2 { return &r.Vel }),
+			xdump.Int("state", func(r *Entity) *StateFlags { return &r.State }).BitsOf("entity-state"),
+			vec2("goal", func(r *Entity) *mgl32.Vec2 { return &r.Goal }).With(xdump.Hidden),
+			xdump.Int("owner", func(r *Entity) *int32 { return &r.Owner }),
+			xdump.Int("seed", func(r *Entity) *uint32 { return &r.Seed }).With(xdump.Deity),
+			xdump.Int("timestamp", func(r *Entity) *int64 { return &r.Timestamp })),
+		xdump.NewTable(xdump.Schema{UID: UIDLost, Name: "lost"}, &s.Lost,
+			xdump.Int("id", func(r *Lost) *int32 { return &r.ID }),
+			xdump.Int("region", func(r *Lost) *int32 { return &r.Region }).Ref("region"),
+			xdump.Int("timestamp", func(r *Lost) *int64 { return &r.Timestamp })),
+	}
+}
+
+// NewRegistry returns a registry of the meta tables, the symbol tables, and the
+// configuration and state tables of c and s. The tables read and replace the slices of
+// c and s: a load through the registry fills c and s.
+func NewRegistry(c *Config, s *State) *xdump.Registry {
+	reg := xdump.NewRegistry(xdump.DefaultMetaUIDs)
+	for _, t := range append(symbols(), tables(c, s)...) {
+		if err := reg.Register(t); err != nil {
+			panic(err) // the schemas above are fixed; a test registers them
+		}
+	}
+	if err := reg.Check(); err != nil {
+		panic(err)
+	}
+	return reg
+}
