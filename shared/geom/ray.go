@@ -173,13 +173,11 @@ func sweepPoint3(o, d, p mgl32.Vec3, r, maxT float32) (float32, bool) {
 // radius r around the segment a-b: the earliest of its cylinder's side and its two end balls.
 // As in sweepPoint2, touching counts only when moving inward.
 func sweepCapsule3(o, d, a, b mgl32.Vec3, r, maxT float32) (float32, bool) {
-	best, ok := sweepCylinder3(o, d, a, b, r, maxT)
-	if ok && best == 0 {
-		return 0, true
+	if t, ok := sweepCylinder3(o, d, a, b, r, maxT); ok {
+		// The capsule is convex: an entry through the side is the first contact.
+		return t, true
 	}
-	if !ok {
-		best = float32(math.Inf(1))
-	}
+	best := float32(math.Inf(1))
 	for _, p := range [2]mgl32.Vec3{a, b} {
 		if t, ok := sweepPoint3(o, d, p, r, maxT); ok && t < best {
 			best = t

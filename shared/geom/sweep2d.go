@@ -86,9 +86,6 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 		return checked(Hit{T: 0, Point: q, Normal: n})
 	}
 
-	best := float32(math.Inf(1))
-	var hit Hit
-
 	// The two long sides of the capsule: lines parallel to s at distance r.
 	dist := dot2(sub2(o, s.A), side)
 	vn := dot2(motion, side)
@@ -104,13 +101,16 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 		if t <= 1 {
 			u := dot2(sub2(axpy2(o, motion, t), s.A), ab)
 			if u >= 0 && u <= l2 {
-				best = t
-				hit = Hit{T: t, Point: axpy2(s.A, ab, u/l2), Normal: n}
+				// The capsule is convex, so a path entering through its flat side cannot
+				// have touched an end disc before: this is the contact.
+				return checked(Hit{T: t, Point: axpy2(s.A, ab, u/l2), Normal: n})
 			}
 		}
 	}
 
 	// The end discs.
+	best := float32(math.Inf(1))
+	var hit Hit
 	for _, p := range [2]mgl32.Vec2{s.A, s.B} {
 		if t, ok := sweepPoint2(o, motion, p, r, 1); ok && t < best {
 			n, ok := unit2(sub2(axpy2(o, motion, t), p))
