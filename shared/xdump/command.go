@@ -115,7 +115,23 @@ func parseRecords(s string) ([]IDRange, error) {
 }
 
 func parseConds(s string) ([]Cond, error) {
-	parts := strings.Split(s, "&")
+	var parts []string
+	inQuote, start := false, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			inQuote = !inQuote
+		case '&':
+			if !inQuote {
+				parts = append(parts, s[start:i])
+				start = i + 1
+			}
+		}
+		if len(parts) > maxConds {
+			break
+		}
+	}
+	parts = append(parts, s[start:])
 	if len(parts) > maxConds {
 		return nil, fmt.Errorf("%w: more than %d conditions", ErrCommand, maxConds)
 	}

@@ -197,6 +197,7 @@ func TestCommandSelect(t *testing.T) {
 		"xdump meta entity ?type=g":           "\"pos\",\"speed\"",
 		"entity 0,7?id>0":                     "7",
 		"xdump entity ?pos(1)<0":              "0",
+		"xdump entity ?name#\"&\"&id>0":       "4,7",
 		"xdump entity ?pos(2)>4&pos=3":        "4",
 	} {
 		if got := rows(cmd); got != want {
