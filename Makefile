@@ -8,7 +8,7 @@ WASM_EXEC_DIR := $(shell $(GO) env GOROOT)/lib/wasm
 BENCH_COUNT   ?= 6
 BENCH_OUT     ?= bench.txt
 
-.PHONY: all setup test test-native test-wasm vet lint fmt fmt-check bench run fuzz proto
+.PHONY: all setup test test-native test-wasm vet lint fmt fmt-check bench run fuzz proto wasm
 
 all: test
 
@@ -55,6 +55,11 @@ fuzz:
 ## proto: regenerate the protobuf Go code (committed; a test fails when it is stale).
 proto: setup
 	scripts/genproto.sh
+
+## wasm: the browser viewer (web/viewer.wasm) and the wasm_exec.js of this Go.
+wasm:
+	GOOS=js GOARCH=wasm $(GO) build -o web/viewer.wasm ./wasm
+	cp "$(WASM_EXEC_DIR)/wasm_exec.js" web/wasm_exec.js
 
 ## run: the server on 127.0.0.1:8080 (arrives with the server issue).
 run: setup

@@ -6,6 +6,11 @@ set -euo pipefail
 # Packages grow with the issues that need them (protoc, chromium, xvfb, ...).
 packages=(
   protobuf-compiler # protoc, for make proto and the generated-code staleness test
+  # native ebiten (cgo): the viewer's native build and go vet ./...
+  gcc pkg-config libx11-dev libasound2-dev libgl1-mesa-dev libxcursor-dev libxi-dev
+  libxinerama-dev libxrandr-dev libxxf86vm-dev
+  xvfb     # a display for the native viewer's tests
+  chromium # the browser tests (chromedp drives Debian's headless chromium)
 )
 # Node.js runs the wasm tests; the machine image usually has it already.
 command -v node >/dev/null || packages+=(nodejs)
