@@ -392,3 +392,20 @@ func TestRowLimit(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestVerify(t *testing.T) {
+	w := newWorld(t)
+	if err := w.reg.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	w.ents[1].Kind = 9
+	w.ents[2].State = 16 | 1
+	err := w.reg.Verify()
+	var re *RefError
+	if !errors.Is(err, ErrReference) || !errors.As(err, &re) || re.Row != 1 || re.Field != "kind" || re.To != "ent-kind" {
+		t.Errorf("got %v", err)
+	}
+	if !strings.Contains(err.Error(), "row 2 field state: value 17") {
+		t.Errorf("got %v", err)
+	}
+}
