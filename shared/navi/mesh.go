@@ -222,7 +222,7 @@ func (m *Mesh) buildGrid(cell float32) {
 	t := int32(0)
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			c := mgl32.Vec2{m.bounds.Min[0] + (float32(x)+0.5)*cell, m.bounds.Min[1] + (float32(y)+0.5)*cell}
+			c := mgl32.Vec2{m.bounds.Min[0] + float32((float32(x)+0.5)*cell), m.bounds.Min[1] + float32((float32(y)+0.5)*cell)}
 			c[0] = min(c[0], m.bounds.Max[0])
 			c[1] = min(c[1], m.bounds.Max[1])
 			if r := m.walkTo(t, c, len(m.tris)+8); r >= 0 {

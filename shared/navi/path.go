@@ -116,7 +116,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 	status, best := q.search(start, goal, ts, tg, r, path)
 	path.Status = status
 	// Corridor, from start to best.
-	for t := best; t >= 0; t = q.parent[t] {
+	for t := best; t >= 0; t = q.nodes[t].parent {
 		path.Corridor = append(path.Corridor, t)
 		if len(path.Corridor) > len(m.tris) {
 			break
@@ -193,11 +193,8 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 	m := q.m
 	q.next()
 	gen := q.gen
-	q.stamp[ts] = gen
-	q.g[ts] = 0
-	q.parent[ts] = -1
-	q.entry[ts] = -1
-	q.pos[ts] = start
+	nodes := q.nodes
+	nodes[ts] = node{stamp: gen, parent: -1, entry: -1, pos: start}
 	best, bestH := ts, dist(start, goal)
 	q.push(heapItem{bestH, 0, ts})
 	limit := q.maxNodes()
@@ -205,14 +202,14 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 	for len(q.heap) > 0 {
 		it := q.pop()
 		t := it.t
-		if it.g != q.g[t] {
+		nt := &nodes[t]
+		if it.g != nt.g {
 			continue // stale: t was reached more cheaply since
 		}
-
 		if t == tg {
 			return PathComplete, t
 		}
-		if h := dist(q.pos[t], goal); h < bestH {
+		if h := it.f - it.g; h < bestH {
 			best, bestH = t, h
 		}
 		path.Expanded++
@@ -220,16 +217,19 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			return PathSearchLimit, best
 		}
 		tr := &m.tris[t]
-		in := int(q.entry[t])
+		in := int(nt.entry)
 		for i := 0; i < 3; i++ {
 			u := tr.N[i]
-			if i == in || u < 0 || m.tris[u].Flags&Walk == 0 || u == q.parent[t] {
+			if i == in || u < 0 || m.tris[u].Flags&Walk == 0 {
 				continue
+			}
+			nu := &nodes[u]
+			if nu.stamp == gen && nu.g <= nt.g {
+				continue // cannot improve: the new g is at least nt.g
 			}
 			if r > 0 {
 				if in < 0 {
-					a, b := tr.V[i], tr.V[next(i)]
-					if m.corner[a] && m.corner[b] && dist(m.verts[a], m.verts[b]) < twoR {
+					if m.corner[tr.V[i]] && m.corner[tr.V[next(i)]] && m.elen[t][i] < twoR {
 						continue
 					}
 				} else {
@@ -243,18 +243,13 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				}
 			}
 			l, rr := m.portal(t, i, r)
-			p := entryPoint(q.pos[t], goal, l, rr)
-			g := q.g[t] + dist(q.pos[t], p)
-			if q.stamp[u] == gen && q.g[u] <= g {
+			p := entryPoint(nt.pos, goal, l, rr)
+			g := nt.g + dist(nt.pos, p)
+			if nu.stamp == gen && nu.g <= g {
 				continue
 			}
-			q.stamp[u] = gen
-			q.g[u] = g
-			q.parent[u] = t
-			q.entry[u] = int8(m.edgeIndex(u, tr.V[next(i)], tr.V[i]))
-			q.pos[u] = p
+			*nu = node{stamp: gen, g: g, parent: t, entry: int8(m.edgeIndex(u, tr.V[next(i)], tr.V[i])), pos: p}
 			q.push(heapItem{g + dist(p, goal), g, u})
-
 		}
 	}
 	return PathPartial, best

@@ -1,6 +1,7 @@
 package navi
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -318,4 +319,27 @@ func TestPathNoAllocs(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("FindPath allocates %v times per run", allocs)
 	}
+}
+
+func ExampleQuery_FindPath() {
+	g := Geometry{
+		Bounds: AABB{Max: mgl32.Vec2{100, 100}},
+		Polygons: []Polygon{
+			{Kind: Walkable, Points: []mgl32.Vec2{{0, 0}, {100, 0}, {100, 100}, {0, 100}}},
+			{Kind: Obstacle, Points: []mgl32.Vec2{{40, 20}, {60, 20}, {60, 100}, {40, 100}}},
+		},
+	}
+	m, err := Build(g, nil)
+	if err != nil {
+		panic(err)
+	}
+	q := NewQuery(m) // reuse q and p: queries then allocate nothing
+	var p Path
+	q.FindPath(mgl32.Vec2{10, 80}, mgl32.Vec2{90, 80}, 0, &p)
+	fmt.Println(p.Status, p.Points)
+	q.FindPath(mgl32.Vec2{10, 80}, mgl32.Vec2{45, 50}, 0, &p) // goal inside the obstacle
+	fmt.Println(p.Status, p.GoalMoved, p.End)
+	// Output:
+	// complete [[10 80] [40 20] [60 20] [90 80]]
+	// complete true [40 50]
 }

@@ -74,14 +74,14 @@ func inCircle(a, b, c, d vec2) int {
 	adx, ady := a.x-d.x, a.y-d.y
 	bdx, bdy := b.x-d.x, b.y-d.y
 	cdx, cdy := c.x-d.x, c.y-d.y
-	f := func(x float64) float64 { return x } // each product rounded: no FMA
-	bdxcdy, cdxbdy := f(bdx*cdy), f(cdx*bdy)
-	alift := f(adx*adx) + f(ady*ady)
-	cdxady, adxcdy := f(cdx*ady), f(adx*cdy)
-	blift := f(bdx*bdx) + f(bdy*bdy)
-	adxbdy, bdxady := f(adx*bdy), f(bdx*ady)
-	clift := f(cdx*cdx) + f(cdy*cdy)
-	det := f(alift*(bdxcdy-cdxbdy)) + f(blift*(cdxady-adxcdy)) + f(clift*(adxbdy-bdxady))
+	// Each product rounded by an explicit conversion: no FMA.
+	bdxcdy, cdxbdy := float64(bdx*cdy), float64(cdx*bdy)
+	alift := float64(adx*adx) + float64(ady*ady)
+	cdxady, adxcdy := float64(cdx*ady), float64(adx*cdy)
+	blift := float64(bdx*bdx) + float64(bdy*bdy)
+	adxbdy, bdxady := float64(adx*bdy), float64(bdx*ady)
+	clift := float64(cdx*cdx) + float64(cdy*cdy)
+	det := float64(alift*(bdxcdy-cdxbdy)) + float64(blift*(cdxady-adxcdy)) + float64(clift*(adxbdy-bdxady))
 	permanent := (math.Abs(bdxcdy)+math.Abs(cdxbdy))*alift +
 		(math.Abs(cdxady)+math.Abs(adxcdy))*blift +
 		(math.Abs(adxbdy)+math.Abs(bdxady))*clift

@@ -18,15 +18,21 @@ type Query struct {
 
 	gen     uint32
 	stamp   []uint32 // == gen: node touched in this search
-	g       []float32
-	parent  []int32
-	entry   []int8 // edge of the triangle the search entered by, -1 at the start
-	pos     []mgl32.Vec2
+	nodes   []node
 	heap    []heapItem
 	portals [][2]mgl32.Vec2
 	portalV [][2]int32 // mesh vertices of the portals' ends, -1 for start and end
 	cornerV []int32
 	queue   []int32
+}
+
+// node is the path search state of one triangle.
+type node struct {
+	stamp  uint32 // == Query.gen: touched in this search
+	g      float32
+	parent int32
+	entry  int8 // edge the search entered by, -1 at the start
+	pos    mgl32.Vec2
 }
 
 type heapItem struct {
@@ -38,14 +44,11 @@ type heapItem struct {
 func NewQuery(m *Mesh) *Query {
 	n := len(m.tris)
 	return &Query{
-		m:      m,
-		stamp:  make([]uint32, n),
-		g:      make([]float32, n),
-		parent: make([]int32, n),
-		entry:  make([]int8, n),
-		pos:    make([]mgl32.Vec2, n),
-		heap:   make([]heapItem, 0, 256),
-		queue:  make([]int32, 0, 256),
+		m:     m,
+		stamp: make([]uint32, n),
+		nodes: make([]node, n),
+		heap:  make([]heapItem, 0, 256),
+		queue: make([]int32, 0, 256),
 	}
 }
 
@@ -56,6 +59,7 @@ func (q *Query) next() {
 	q.gen++
 	if q.gen == 0 { // wrapped: forget every old stamp
 		clear(q.stamp)
+		clear(q.nodes)
 		q.gen = 1
 	}
 	q.heap = q.heap[:0]
@@ -220,7 +224,10 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 		tr := &m.tris[t]
 		if tr.Flags&flags == flags {
 			cp := m.closestInTriangle(t, p)
-			if r > 0 {
+			if r == 0 {
+				return cp, t, true // on t's boundary at worst: still in t
+			}
+			{
 				// Step inward, away from the boundary that stopped us.
 				cp = madd(cp, normalize(sub(cp, p)), float32(r*1.001))
 			}

@@ -44,7 +44,7 @@ func Validate(m *Mesh) error {
 		if orient(a, b, c) <= 0 {
 			return fail("triangle %d is not counter-clockwise", t)
 		}
-		area += ((b.x-a.x)*(c.y-a.y) - (b.y-a.y)*(c.x-a.x)) / 2
+		area += (float64((b.x-a.x)*(c.y-a.y)) - float64((b.y-a.y)*(c.x-a.x))) / 2
 		for i := 0; i < 3; i++ {
 			x, y := tr.V[i], tr.V[next(i)]
 			u := tr.N[i]
