@@ -310,3 +310,39 @@ func TestSweepCirclePointRandom(t *testing.T) {
 		}
 	}
 }
+
+func TestSweepSphereSphereRandom(t *testing.T) {
+	seed := testSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 8))
+	for i := range randomCases {
+		g := gen{rng: rng, snap: i%3 == 0}
+		other := Sphere{g.v3(-3, 3), g.radius()}
+		s := Sphere{g.v3(-8, 8), g.radius()}
+		motion := g.motionToward(s.Center, other.Center, 3)
+		h, ok := SweepSphereSphere(s, motion, other)
+		oc, or := f64(other.Center), float64(other.Radius)
+		sc := sweepCase{o: f64(s.Center), d: f64(motion), r: float64(s.Radius),
+			dist: func(p vec) float64 { return math.Max(0, vlen(vsub(p, oc))-or) }}
+		if err := sc.check(subSteps, randomTol, ok, float64(h.T), f64(h.Point), f64(h.Normal)); err != nil {
+			t.Fatalf("case %d: SweepSphereSphere(%v, %v, %v) = %+v, %v: %v", i, s, motion, other, h, ok, err)
+		}
+	}
+}
+
+func TestSweepCircleCapsuleRandom(t *testing.T) {
+	seed := testSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 9))
+	for i := range randomCases {
+		g := gen{rng: rng, snap: i%3 == 0}
+		k := Capsule{g.v2(-3, 3), g.v2(-3, 3), g.radius()}
+		c := Circle{g.v2(-8, 8), g.radius()}
+		motion := to2(g.motionToward(to3(c.Center), to3(k.A), 3))
+		h, ok := SweepCircleCapsule(c, motion, k)
+		a64, b64, kr := f64(to3(k.A)), f64(to3(k.B)), float64(k.Radius)
+		sc := sweepCase{o: f64(to3(c.Center)), d: f64(to3(motion)), r: float64(c.Radius),
+			dist: func(p vec) float64 { return math.Max(0, refDistSegment(p, a64, b64)-kr) }}
+		if err := sc.check(subSteps, randomTol, ok, float64(h.T), f64(to3(h.Point)), f64(to3(h.Normal))); err != nil {
+			t.Fatalf("case %d: SweepCircleCapsule(%v, %v, %v) = %+v, %v: %v", i, c, motion, k, h, ok, err)
+		}
+	}
+}
