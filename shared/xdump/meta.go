@@ -106,7 +106,8 @@ type Schema struct {
 	// format a client sees; choose them explicitly and keep them stable.
 	UID int
 	// Name identifies the table in commands and dumps: id-chars (ASCII 33..126 except
-	// `"#()<>=`), unique in a registry.
+	// `"#()<>=` and, so that commands can name it, `?&*/,`), not starting with a
+	// digit, unique in a registry.
 	Name string
 	// Fields are the columns in dump order. NewTable fills them from its columns.
 	Fields []Field

@@ -99,8 +99,8 @@ func (r *Registry) Register(t *Table) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: table %q: %s", ErrRegister, s.Name, fmt.Sprintf(format, args...))
 	}
-	if !validName(s.Name) {
-		return bad("invalid name")
+	if !validName(s.Name) || strings.ContainsAny(s.Name, "?&*/,") || s.Name[0] >= '0' && s.Name[0] <= '9' {
+		return bad("invalid name") // commands could not name it
 	}
 	if s.UID < 0 {
 		return bad("negative uid %d", s.UID)

@@ -21,6 +21,8 @@ func TestRegisterRejects(t *testing.T) {
 		t    *Table
 	}{
 		{"bad name", NewTable(Schema{UID: 20, Name: "a b"}, &rows, id)},
+		{"name with ?", NewTable(Schema{UID: 20, Name: "a?"}, &rows, id)},
+		{"numeric name", NewTable(Schema{UID: 20, Name: "7up"}, &rows, id)},
 		{"dup uid", NewTable(Schema{UID: 0, Name: "x"}, &rows, id)},
 		{"dup name", NewTable(Schema{UID: 20, Name: "table"}, &rows, id)},
 		{"dup field", NewTable(Schema{UID: 20, Name: "x"}, &rows, id, id)},
