@@ -175,8 +175,9 @@ const (
 )
 
 // randomCases is the number of cases per randomized test: fewer under wasm (Node), where the
-// golden hash test, not volume, is the point.
-var randomCases = map[bool]int{false: 10000, true: 2000}[runtime.GOARCH == "wasm"]
+// golden hash test, not volume, is the point, and under the race detector, which these
+// single-goroutine tests do not need.
+var randomCases = map[bool]int{false: 10000, true: 2000}[runtime.GOARCH == "wasm" || raceEnabled]
 
 func TestSweepSphereAABBRandom(t *testing.T) {
 	seed := testSeed(t)
