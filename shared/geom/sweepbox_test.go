@@ -2,6 +2,7 @@ package geom
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -121,4 +122,65 @@ func TestSweepCircleCapsule(t *testing.T) {
 	checkHit2(t, "side", got, ok, Hit{0.35, v2(4.5, 0), v2(-1, 0)}, true)
 	got, ok = SweepCircleCapsule(Circle{v2(5, 10), 1}, v2(0, -10), k)
 	checkHit2(t, "end", got, ok, Hit{0.55, v2(5, 3.5), v2(0, 1)}, true)
+}
+
+// TestSweepSphereAABBMinkowski compares SweepSphereAABB with a second exact method that does
+// no region classification: the box expanded by r is the union of three boxes (b grown by r
+// along one axis) and twelve edge capsules, and the first contact is the earliest entry into
+// any of them. Cases whose path only grazes the rounded box (within 1e-3) are skipped, since
+// there hit or miss is decided by rounding; elsewhere T must agree to 1e-4.
+func TestSweepSphereAABBMinkowski(t *testing.T) {
+	seed := testSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 10))
+	compared := 0
+	for i := range randomCases {
+		g := gen{rng: rng, snap: i%3 == 0}
+		lo, size := g.v3(-2, 2), g.v3(0, 3)
+		b := AABB3{lo, lo.Add(size)}
+		s := Sphere{g.v3(-8, 8), g.f(0.1, 2)}
+		aim := corner3(b, rng.IntN(8))
+		motion := g.motionToward(s.Center, aim, 1+float64(s.Radius))
+
+		// Skip grazing paths and starts within 1e-3 of touching.
+		lo64, hi64 := f64(b.Min), f64(b.Max)
+		minGap := math.Inf(1)
+		for k := 0; k <= 400; k++ {
+			p := vat(f64(s.Center), f64(motion), float64(k)/400)
+			minGap = math.Min(minGap, refDistBox(p, lo64, hi64)-float64(s.Radius))
+		}
+		if math.Abs(minGap) < 1e-3 || refDistBox(f64(s.Center), lo64, hi64)-float64(s.Radius) < 1e-3 {
+			continue
+		}
+		compared++
+
+		want, wantOK := float32(math.Inf(1)), false
+		r := s.Radius
+		for axis := range 3 {
+			grown := b
+			grown.Min[axis] -= r
+			grown.Max[axis] += r
+			if h, ok := RaycastAABB3(s.Center, motion, grown, 1); ok && h.T < want {
+				want, wantOK = h.T, true
+			}
+		}
+		for c := range 8 {
+			for _, k := range [3]int{1, 2, 4} {
+				if c&k != 0 {
+					continue // each edge once, from its lower corner
+				}
+				k := Capsule3{corner3(b, c), corner3(b, c|k), r}
+				if h, ok := RaycastCapsule3(s.Center, motion, k, 1); ok && h.T < want {
+					want, wantOK = h.T, true
+				}
+			}
+		}
+		got, ok := SweepSphereAABB(s, motion, b)
+		if ok != wantOK || ok && !near(got.T, want, 1e-4) {
+			t.Fatalf("case %d: SweepSphereAABB(%v, %v, %v) = %+v, %v; the Minkowski union gives T=%v, %v",
+				i, s, motion, b, got, ok, want, wantOK)
+		}
+	}
+	if compared < randomCases/2 {
+		t.Errorf("only %d of %d cases compared", compared, randomCases)
+	}
 }
