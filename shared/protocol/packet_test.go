@@ -283,3 +283,40 @@ func TestCommands(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 }
+
+func TestReaderReuseAfterError(t *testing.T) {
+	r := protocol.Reader{Limits: protocol.Limits{MaxMessages: 1}}
+	if _, err := r.Reset([]byte{1, 0}); !errors.Is(err, protocol.ErrTruncated) {
+		t.Fatalf("Reset of a short packet: %v", err)
+	}
+	if r.Next() || r.ID() != 0 || r.Payload() != nil {
+		t.Error("Next after a failed Reset")
+	}
+	var p protocol.Packet
+	p.Append(&pb.NetMessagePong{ServerFrame: 9})
+	if _, err := r.Reset(p.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Next() || r.ID() != 71 || r.Next() || r.Err() != nil {
+		t.Errorf("reading a good packet after a bad one: id %v, %v", r.ID(), r.Err())
+	}
+}
+
+func TestLimitsClamp(t *testing.T) {
+	// A limit above what the 24-bit size field can say is clamped, not an error.
+	r := protocol.Reader{Limits: protocol.Limits{MaxPacketSize: 1 << 30}}
+	if _, err := r.Reset(protocol.AppendHeader(nil, protocol.Header{Mux: 1, Command: protocol.CommandData})); err != nil {
+		t.Fatal(err)
+	}
+	var p protocol.Packet
+	p.Limits = protocol.Limits{MaxPacketSize: 1 << 30, MaxMessageSize: 1 << 30}
+	big := &pb.NetMessageRegionChange{Tables: []*pb.NetStructConfigFile{{Text: string(make([]byte, 7<<19))}}} // 3.5 MiB
+	for i := range 4 {
+		if err := p.Append(big); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	if err := p.Append(big); !errors.Is(err, protocol.ErrTooLarge) || p.Len() != 4 {
+		t.Errorf("a body over the 24-bit size field: %v", err)
+	}
+}
