@@ -342,6 +342,29 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestConfigRoundTrip: the default world written back as .config text (xdump's
+// WriteConfig) loads into the same tables.
+func TestConfigRoundTrip(t *testing.T) {
+	t.Parallel()
+	w := loadDefault(t)
+	var text bytes.Buffer
+	for _, tb := range w.Registry().Tables() {
+		if uid := tb.Schema().UID; uid < UIDRegion || uid > UIDPopulation {
+			continue
+		}
+		if err := w.Registry().WriteConfig(&text, tb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w2, err := Load(fstest.MapFS{"world.config": {Data: text.Bytes()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(w.Config, w2.Config) || !reflect.DeepEqual(w.State, w2.State) {
+		t.Errorf("the world differs after a round trip through\n%s", text.String())
+	}
+}
+
 // TestVisibility: a player's dump omits the deity field seed and masks the hidden goal.
 func TestVisibility(t *testing.T) {
 	t.Parallel()
