@@ -53,7 +53,8 @@ type Data struct {
 	Human     bool   // read from the human-readable dialect (`config NAME`)
 	Timestamp int64  // the machine header's timestamp (0 for config)
 	// Rows are the records, each flattened: Table.Schema().Fields in order, each
-	// Elems() values long. Fields absent from the input are zero Values.
+	// Elems() values long. Fields absent from the input are zero Values; floats of a
+	// float32 column are rounded as the column stores them.
 	Rows  [][]Value
 	Given []bool // Given[f]: every element of field f was in the input
 	Lines []int  // Lines[i]: the source line of row i (its first part)
@@ -811,6 +812,13 @@ func (p *parser) number(f *Field, tok []byte, n int) (Value, error) {
 		return Value{}, p.errf("malformed number in field %d", n)
 	}
 	if f.Type == TypeFloat {
+		if f.f32 && !math.IsInf(x, 0) {
+			y := float32(x) // read as the column stores it
+			if math.IsInf(float64(y), 0) {
+				err = strconv.ErrRange
+			}
+			x = float64(y)
+		}
 		if err != nil {
 			return Value{}, p.errf("field %d can't hold this value", n)
 		}

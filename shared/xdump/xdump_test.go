@@ -300,7 +300,7 @@ func TestLoadErrors(t *testing.T) {
 		{"XDUMP entity 0\n0 1 1 0 0 0 0 0 0 \"\" nil \"\" 0 0\n1 1 1 0 0 0 0 0 0 \"\" nil \"\" 0 0\n/1\n", 4, "expected footer /2"},
 		{"XDUMP entity 0\n0 1 1 0 0 0 0 0 0 \"\" nil \"123456789\" 0 0\n/1\n", 2, "at most 8"},
 		{"XDUMP entity 0\n0 99999 1 0 0 0 0 0 0 \"\" nil \"\" 0 0\n/1\n", 2, "proto"},
-		{"XDUMP entity 0\n0 1 1 0 0 1e39 0 0 0 \"\" nil \"\" 0 0\n/1\n", 2, "pos(2)"},
+		{"XDUMP entity 0\n0 1 1 0 0 1e39 0 0 0 \"\" nil \"\" 0 0\n/1\n", 2, "field 6 can't hold"},
 		{"XDUMP entity 0\n0 1 1 0 0 0 0 0 0 nil nil \"\" 0 0\n/1\n", 2, "nil"},
 		{"XDUMP entity 0\n0 1 1 0 0 0 0 (moving x) 0 \"\" nil \"\" 0 0\n/1\n", 2, "unknown state symbol 'x'"},
 		{"XDUMP entity 0\n0 1 1 0 0 0 0 0 p \"\" nil \"\" 0 0\n/1\n", 2, "ambiguous kind symbol 'p'"},
