@@ -3,6 +3,8 @@ package protocol
 import (
 	"errors"
 	"fmt"
+
+	"github.com/twinframe/twinframe/shared/protocol/pb"
 )
 
 // Sentinel errors; every error this package returns wraps one of them and is an *Error.
@@ -47,4 +49,27 @@ func (e *Error) Unwrap() error { return e.Err }
 
 func errorf(offset int, what string, err error, format string, args ...any) *Error {
 	return &Error{Offset: offset, What: what, Detail: fmt.Sprintf(format, args...), Err: err}
+}
+
+// Code returns the ErrorCode a peer should be told for err, one of this
+// package's errors: ERROR_CODE_TOO_LARGE, ERROR_CODE_FLOOD (too many messages),
+// ERROR_CODE_UNKNOWN_MESSAGE (unknown id or wrong direction), or
+// ERROR_CODE_BAD_PACKET for any other decoding error. It returns
+// ERROR_CODE_NONE for nil and ERROR_CODE_INTERNAL for errors not from decoding.
+func Code(err error) pb.ErrorCode {
+	switch {
+	case err == nil:
+		return pb.ErrorCode_ERROR_CODE_NONE
+	case errors.Is(err, ErrTooLarge):
+		return pb.ErrorCode_ERROR_CODE_TOO_LARGE
+	case errors.Is(err, ErrTooManyMessages):
+		return pb.ErrorCode_ERROR_CODE_FLOOD
+	case errors.Is(err, ErrUnknownID), errors.Is(err, ErrWrongDirection):
+		return pb.ErrorCode_ERROR_CODE_UNKNOWN_MESSAGE
+	case errors.Is(err, ErrTruncated), errors.Is(err, ErrSizeMismatch), errors.Is(err, ErrBadCommand),
+		errors.Is(err, ErrVarintOverflow), errors.Is(err, ErrBadPayload), errors.Is(err, ErrWrongType),
+		errors.Is(err, ErrConfigHash):
+		return pb.ErrorCode_ERROR_CODE_BAD_PACKET
+	}
+	return pb.ErrorCode_ERROR_CODE_INTERNAL
 }

@@ -45,6 +45,12 @@ type MessageInfo struct {
 	Type       protoreflect.MessageType
 }
 
+// AllowedFor reports whether a session with role may send (client→server) or
+// receive (server→client) the message.
+func (m MessageInfo) AllowedFor(role pb.Role) bool {
+	return !m.Deity || role == pb.Role_ROLE_DEITY
+}
+
 // Name is the message's protobuf name, e.g. "NetMessageEntityCreate".
 func (m MessageInfo) Name() string { return string(m.Type.Descriptor().Name()) }
 

@@ -178,3 +178,41 @@ func TestCapsFitLargestMessages(t *testing.T) {
 		}
 	}
 }
+
+func TestAllowedFor(t *testing.T) {
+	for _, m := range protocol.Messages() {
+		if !m.AllowedFor(pb.Role_ROLE_DEITY) {
+			t.Errorf("%v refused to a deity", m.Name())
+		}
+		if m.AllowedFor(pb.Role_ROLE_PLAYER) == m.Deity {
+			t.Errorf("%v: AllowedFor(player) = %v with deity %v", m.Name(), !m.Deity, m.Deity)
+		}
+	}
+	for _, id := range []protocol.ID{7, 8, 74} {
+		if m, _ := protocol.Lookup(id); m.AllowedFor(pb.Role_ROLE_PLAYER) || m.AllowedFor(pb.Role_ROLE_NONE) {
+			t.Errorf("%v allowed to a non-deity", id)
+		}
+	}
+}
+
+func TestCode(t *testing.T) {
+	for _, tc := range malformed() {
+		r := tc.reader
+		r.Reset(tc.pkt)
+		for r.Next() {
+		}
+		want := map[error]pb.ErrorCode{
+			protocol.ErrTooLarge: pb.ErrorCode_ERROR_CODE_TOO_LARGE, protocol.ErrTooManyMessages: pb.ErrorCode_ERROR_CODE_FLOOD,
+			protocol.ErrUnknownID: pb.ErrorCode_ERROR_CODE_UNKNOWN_MESSAGE, protocol.ErrWrongDirection: pb.ErrorCode_ERROR_CODE_UNKNOWN_MESSAGE,
+		}[tc.want]
+		if want == 0 {
+			want = pb.ErrorCode_ERROR_CODE_BAD_PACKET
+		}
+		if got := protocol.Code(r.Err()); got != want {
+			t.Errorf("%s: Code(%v) = %v, want %v", tc.name, r.Err(), got, want)
+		}
+	}
+	if protocol.Code(nil) != pb.ErrorCode_ERROR_CODE_NONE || protocol.Code(errors.New("x")) != pb.ErrorCode_ERROR_CODE_INTERNAL {
+		t.Error("Code of nil or a foreign error")
+	}
+}

@@ -16,8 +16,9 @@ const (
 // default. The message table's per-id MaxPayload applies as well.
 //
 // A server reading clients should use tighter limits than a client reading the
-// server, e.g. Limits{MaxPacketSize: 64 << 10, MaxMessages: 64}; the websocket
-// read limit should be MaxPacketSize.
+// server, e.g. Limits{MaxPacketSize: 260 << 10, MaxMessages: 64} (room for the
+// largest client message, a 256 KiB live edit); the websocket read limit should
+// be MaxPacketSize.
 type Limits struct {
 	MaxPacketSize  int // whole packet, header included; at most HeaderSize+MaxBodySize
 	MaxMessageSize int // one message's payload
