@@ -1,0 +1,399 @@
+package replica
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/archive"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
+)
+
+// input is one command of the player, kept until the server acknowledges it.
+type input struct {
+	seq   uint32
+	frame uint64 // the frame it is predicted to apply in
+	stamp uint64 // the client frame it carries
+	cmd   sim.Command
+	point mgl32.Vec2
+}
+
+// predState is the predicted avatar after a frame.
+type predState struct {
+	frame uint64 // 0: empty
+	st    locomotion.State
+}
+
+// predictor runs the own avatar ahead of the server in a private game.
+type predictor struct {
+	opt    *Options
+	game   *sim.Game
+	local  sim.EntityID // the avatar in game (0: none)
+	id     uint64       // its server id
+	proto  int32
+	region int32
+	owner  int32
+
+	frame      uint64 // newest predicted frame
+	reconciled uint64 // newest server frame compared
+	ring       []predState
+	inputs     []input // unacknowledged, ascending seq
+	seq        uint32  // last sequence number handed out; survives resets
+
+	offset mgl32.Vec2 // smoothing: what is drawn minus what is simulated
+	yawOff float32
+
+	packer   *archive.Archive
+	unpacker *archive.Archive
+	doomed   []sim.EntityID
+}
+
+func (p *predictor) init(opt *Options) {
+	seq := p.seq
+	*p = predictor{opt: opt, seq: seq, ring: make([]predState, opt.History)}
+}
+
+func (p *predictor) reset(g *sim.Game) {
+	p.init(p.opt)
+	p.game = g
+}
+
+func (p *predictor) active() bool { return p.local != 0 }
+
+func (p *predictor) drop() {
+	if p.local != 0 && p.game != nil {
+		_ = p.game.Destroy(p.local) // the avatar may already be gone; nothing to undo
+	}
+	g := p.game
+	p.reset(g)
+}
+
+func (p *predictor) at(f uint64) *predState { return &p.ring[f%uint64(len(p.ring))] }
+
+// spawn creates the avatar in the prediction game with the server's state at frame.
+func (p *predictor) spawn(e *entity, frame uint64) error {
+	if p.local != 0 {
+		p.drop()
+	}
+	if p.game == nil {
+		return ErrNoRegion
+	}
+	if e.projectile {
+		return fmt.Errorf("the player entity is a projectile")
+	}
+	id, err := p.game.Spawn(e.proto, e.region, mgl32.Vec2{e.state.Position[0], e.state.Position[1]}, e.state.Yaw)
+	if err != nil {
+		return err
+	}
+	p.local, p.id, p.proto, p.region, p.owner = id, e.id, e.proto, e.region, e.owner
+	if err := p.set(&e.state); err != nil {
+		p.drop()
+		return err
+	}
+	p.rebase(frame)
+	return nil
+}
+
+// set puts the server's state into the simulated avatar, through the entity's own
+// replication archive (Entity.Serialize), so that every field the server sends is
+// taken exactly as the simulation would take it from a create.
+func (p *predictor) set(st *locomotion.State) error {
+	e := p.game.Entity(p.local)
+	if e == nil {
+		return fmt.Errorf("prediction avatar %d is gone", p.local)
+	}
+	if p.packer == nil {
+		p.packer = archive.NewPacker(archive.Replication, archive.Owner)
+	} else {
+		p.packer.Reset(archive.Replication, archive.Owner)
+	}
+	a := p.packer
+	writeEntityHeader(a, uint64(p.local), p.proto, p.region, p.owner)
+	a.TransferObject(st)
+	notProjectile := false
+	a.TransferBool(&notProjectile)
+	if err := a.Err(); err != nil {
+		return err
+	}
+	if p.unpacker == nil {
+		u, err := archive.NewUnpacker(archive.Replication, a.Bytes())
+		if err != nil {
+			return err
+		}
+		p.unpacker = u
+	} else if err := p.unpacker.ResetUnpacker(archive.Replication, a.Bytes()); err != nil {
+		return err
+	}
+	p.unpacker.TransferObject(e)
+	return p.unpacker.Done()
+}
+
+// writeEntityHeader writes what sim.Entity.Serialize writes before the locomotion
+// state in Replication mode: id, prototype, region, owner.
+func writeEntityHeader(a *archive.Archive, id uint64, proto, region, owner int32) {
+	a.TransferUint64(&id)
+	a.TransferInt32(&proto)
+	a.TransferInt32(&region)
+	a.TransferInt32(&owner)
+}
+
+// rebase restarts prediction at frame from the avatar's current simulated state.
+func (p *predictor) rebase(frame uint64) {
+	clear(p.ring)
+	p.frame = frame
+	p.reconciled = frame
+	p.record(frame)
+	for i := range p.inputs {
+		p.inputs[i].frame = max(p.inputs[i].frame, frame+1)
+	}
+}
+
+func (p *predictor) record(f uint64) {
+	ps := p.at(f)
+	ps.frame = f
+	if e := p.game.Entity(p.local); e != nil {
+		e.LocomotionState(&ps.st, f)
+		ps.st.Entity = p.id
+	}
+}
+
+// step predicts frame p.frame+1: the inputs stamped with it, then one game step.
+func (p *predictor) step() {
+	f := p.frame + 1
+	for _, in := range p.inputs {
+		if in.frame != f {
+			continue
+		}
+		// Enqueue refuses only what can never apply (checked when the input was made).
+		_ = p.game.Enqueue(sim.Input{Entity: p.local, Command: in.cmd, Point: in.point, ClientFrame: in.stamp})
+	}
+	_ = p.game.Step() // an error means only that scripted events were capped
+	p.removeProjectiles()
+	p.frame = f
+	p.record(f)
+}
+
+// removeProjectiles destroys the bolts the avatar fired: the server replicates the
+// real ones; prediction needs only the shooter's turn.
+func (p *predictor) removeProjectiles() {
+	p.doomed = p.doomed[:0]
+	for _, e := range p.game.Entities() {
+		if e.Prototype() == sim.ProtoProjectile {
+			p.doomed = append(p.doomed, e.ID())
+		}
+	}
+	for _, id := range p.doomed {
+		_ = p.game.Destroy(id)
+	}
+}
+
+func (p *predictor) pos(f uint64) (mgl32.Vec2, float32, bool) {
+	ps := p.at(f)
+	if ps.frame != f || f == 0 && p.frame != 0 {
+		return mgl32.Vec2{}, 0, false
+	}
+	return mgl32.Vec2{ps.st.Position[0], ps.st.Position[1]}, ps.st.Yaw, true
+}
+
+// Advance predicts the own avatar up to the frame the clock says the client should
+// be at, at most MaxCatchUp frames per call, and returns the number of frames
+// predicted. Prediction waits while the server is paused or the client is ahead.
+func (r *Replica) Advance(now time.Duration) int {
+	p := &r.pred
+	if !p.active() || r.paused || !r.clock.Started() {
+		return 0
+	}
+	target := uint64(max(r.clock.TargetFrame(now), 0))
+	if target <= p.frame {
+		return 0
+	}
+	if target-p.frame > uint64(len(p.ring)/2) || p.frame+1 < r.frame {
+		// Too far behind to catch up in steps: restart from the server's state.
+		if own := r.entity(r.player); own != nil && p.set(&own.state) == nil {
+			p.rebase(r.frame)
+			r.stats.Rebases++
+		}
+	}
+	// Never run further ahead of the newest server frame than the ring can reconcile.
+	limit := r.frame + uint64(len(p.ring)) - 2
+	n := 0
+	for p.frame < target && p.frame < limit && n < r.opt.MaxCatchUp {
+		p.step()
+		p.decay(r.opt.Smoothing)
+		n++
+	}
+	return n
+}
+
+func (p *predictor) decay(k float32) {
+	p.offset = mgl32.Vec2{float32(p.offset[0] * k), float32(p.offset[1] * k)}
+	p.yawOff = float32(p.yawOff * k)
+	if p.offset[0]*p.offset[0]+p.offset[1]*p.offset[1] < 1e-6 {
+		p.offset = mgl32.Vec2{}
+	}
+	if p.yawOff > -1e-4 && p.yawOff < 1e-4 {
+		p.yawOff = 0
+	}
+}
+
+// PredictedFrame returns the newest predicted frame (0 without an avatar).
+func (r *Replica) PredictedFrame() uint64 { return r.pred.frame }
+
+// PendingInputs returns the number of inputs the server has not acknowledged.
+func (r *Replica) PendingInputs() int { return len(r.pred.inputs) }
+
+// LastInputSeq returns the sequence number of the last input made.
+func (r *Replica) LastInputSeq() uint32 { return r.pred.seq }
+
+// Ready reports whether the replica has an avatar to control.
+func (r *Replica) Ready() bool { return r.pred.active() }
+
+func (r *Replica) newInput(now time.Duration, cmd sim.Command, pt mgl32.Vec2) (input, error) {
+	p := &r.pred
+	if !p.active() {
+		return input{}, ErrNotReady
+	}
+	if !finite(pt[0]) || !finite(pt[1]) {
+		return input{}, ErrNotFinite
+	}
+	if len(p.inputs) >= r.opt.MaxPendingInputs {
+		return input{}, ErrTooManyInputs
+	}
+	r.Advance(now)
+	p.seq++
+	in := input{seq: p.seq, frame: p.frame + 1, stamp: p.frame + 1, cmd: cmd, point: pt}
+	p.inputs = append(p.inputs, in)
+	return in, nil
+}
+
+// MoveTo makes an input that walks the avatar to target: it is predicted from the
+// next frame on; send the returned message to the server.
+func (r *Replica) MoveTo(now time.Duration, target mgl32.Vec2) (*pb.NetMessageMoveTo, error) {
+	in, err := r.newInput(now, r.opt.MoveCommand, target)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.NetMessageMoveTo{InputSeq: in.seq, ClientFrame: in.stamp,
+		Target: &pb.NetStructPoint3{X: target[0], Y: target[1]}}, nil
+}
+
+// Stop makes an input that stops the avatar.
+func (r *Replica) Stop(now time.Duration) (*pb.NetMessageStop, error) {
+	in, err := r.newInput(now, sim.CmdStop, mgl32.Vec2{})
+	if err != nil {
+		return nil, err
+	}
+	return &pb.NetMessageStop{InputSeq: in.seq, ClientFrame: in.stamp}, nil
+}
+
+// Fire makes an input that fires a bolt at target. Prediction turns the avatar; the
+// bolt itself is the server's (it replicates it).
+func (r *Replica) Fire(now time.Duration, target mgl32.Vec2) (*pb.NetMessageFire, error) {
+	in, err := r.newInput(now, sim.CmdFire, target)
+	if err != nil {
+		return nil, err
+	}
+	return &pb.NetMessageFire{InputSeq: in.seq, ClientFrame: in.stamp,
+		Target: &pb.NetStructPoint3{X: target[0], Y: target[1]}}, nil
+}
+
+// Ping makes a ping carrying now; the pong feeds the clock estimate.
+func (r *Replica) Ping(now time.Duration) *pb.NetMessagePing {
+	return &pb.NetMessagePing{ClientTimeMicros: uint64(max(now, 0) / time.Microsecond), ClientFrame: r.pred.frame}
+}
+
+// reconcile compares the avatar's authoritative state for the frame just received
+// with its prediction, and rewinds and replays on a mismatch.
+func (r *Replica) reconcile(now time.Duration, own *entity) {
+	p := &r.pred
+	f := r.frame
+	// Acknowledged inputs leave the buffer.
+	n := 0
+	for _, in := range p.inputs {
+		if in.seq <= r.lastAck {
+			if in.stamp < f {
+				r.stats.LateInputs++
+			}
+			continue
+		}
+		p.inputs[n] = in
+		n++
+	}
+	p.inputs = p.inputs[:n]
+	if f < p.reconciled {
+		return // compared already
+	}
+	// Inputs the server has not applied by f will apply after it at the earliest.
+	for i := range p.inputs {
+		p.inputs[i].frame = max(p.inputs[i].frame, f+1)
+	}
+	ps := p.at(f)
+	if f > p.frame || ps.frame != f {
+		// No prediction for f: the client is behind the server (or was far ahead).
+		if err := p.set(&own.state); err != nil {
+			r.fail(nil, own.id, ErrBadArchive, err.Error())
+			return
+		}
+		p.rebase(f)
+		r.stats.Rebases++
+		return
+	}
+	p.reconciled = f
+	s := compare(&ps.st, &own.state)
+	s.Frame, s.At = f, now
+	if s.Fields != 0 && r.mustCorrect(&ps.st, &own.state, s.Fields) {
+		r.correct(own, &s)
+	}
+	r.drift.add(s)
+}
+
+// mustCorrect reports whether a disagreement is beyond the tolerance.
+func (r *Replica) mustCorrect(pred, auth *locomotion.State, fields FieldMask) bool {
+	if fields&^(1<<FieldPosition|1<<FieldYaw) != 0 {
+		return true
+	}
+	tol := int64(r.opt.PositionTolerance)
+	for k := range 2 {
+		if d := units(pred.Position[k], auth.Position[k], locomotion.PositionPrecision); d > tol || d < -tol {
+			return true
+		}
+	}
+	d := units(pred.Yaw, auth.Yaw, locomotion.YawPrecision)
+	if full := int64(archive.FixedFromFloat(2*math.Pi, locomotion.YawPrecision)); d > full/2 || d < -full/2 {
+		d = full - max(d, -d) // the short way round
+	}
+	tol = int64(r.opt.YawTolerance)
+	return d > tol || d < -tol
+}
+
+// correct rewinds the avatar to the server's state for the frame received and
+// replays the newer predicted frames with the unacknowledged inputs.
+func (r *Replica) correct(own *entity, s *DriftSample) {
+	p := &r.pred
+	f := r.frame
+	before, beforeYaw, _ := p.pos(p.frame)
+	newest := p.frame
+	if err := p.set(&own.state); err != nil {
+		r.fail(nil, own.id, ErrBadArchive, err.Error())
+		return
+	}
+	p.frame = f
+	p.record(f)
+	for p.frame < newest {
+		p.step()
+		s.Replayed++
+	}
+	after, afterYaw, _ := p.pos(p.frame)
+	d := before.Sub(after)
+	s.Corrected = true
+	s.Correction = float32(mgl32.Vec2{d[0], d[1]}.Len())
+	if s.Correction > r.opt.SnapDistance || r.opt.Smoothing == 0 {
+		p.offset, p.yawOff = mgl32.Vec2{}, 0
+		return
+	}
+	p.offset = p.offset.Add(d)
+	p.yawOff = wrapAngle(p.yawOff + wrapAngle(beforeYaw-afterYaw))
+}

@@ -1,0 +1,541 @@
+package replica
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/archive"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
+	"github.com/twinframe/twinframe/shared/world"
+	"google.golang.org/protobuf/proto"
+)
+
+// Options configure a Replica. The zero value gives the defaults.
+type Options struct {
+	// InterpDelay is how many frames behind the estimated server frame remote
+	// entities are drawn (default 2).
+	InterpDelay float64
+	// MaxExtrapolation is how many frames past the newest received frame a remote
+	// entity is extrapolated before it is held (default 2; negative: none).
+	MaxExtrapolation float64
+	// History is the number of predicted frames kept (default 256): the longest
+	// round trip, in frames, that prediction can reconcile.
+	History int
+	// MaxPendingInputs caps the unacknowledged inputs (default 256).
+	MaxPendingInputs int
+	// PositionTolerance and YawTolerance are the disagreements, in quantization
+	// units per axis (1/8 m, 1/64 rad), that are measured but not corrected
+	// (default 1 each; negative: 0, correct every disagreement).
+	PositionTolerance, YawTolerance int
+	// Smoothing is the fraction of a visible correction left after each frame
+	// (default 0.8; 0 snaps).
+	Smoothing float32
+	// SnapDistance: corrections larger than this (metres) are not smoothed
+	// (default 4).
+	SnapDistance float32
+	// MaxCatchUp caps the frames Advance predicts in one call (default 8); a client
+	// further behind skips ahead to the server's state.
+	MaxCatchUp int
+	// MoveCommand is the simulation command a move-to input predicts with: it must
+	// be the one the server applies for NetMessageMoveTo (default
+	// sim.CmdMoveAlongPath).
+	MoveCommand sim.Command
+	// Logger receives inconsistencies (default: discarded).
+	Logger *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.InterpDelay <= 0 {
+		o.InterpDelay = 2
+	}
+	if o.MaxExtrapolation == 0 {
+		o.MaxExtrapolation = 2
+	}
+	o.MaxExtrapolation = max(o.MaxExtrapolation, 0)
+	if o.History <= 0 {
+		o.History = 256
+	}
+	o.History = max(o.History, 8)
+	if o.MaxPendingInputs <= 0 {
+		o.MaxPendingInputs = 256
+	}
+	if o.PositionTolerance == 0 {
+		o.PositionTolerance = 1
+	}
+	if o.YawTolerance == 0 {
+		o.YawTolerance = 1
+	}
+	o.PositionTolerance, o.YawTolerance = max(o.PositionTolerance, 0), max(o.YawTolerance, 0)
+	if o.Smoothing == 0 {
+		o.Smoothing = 0.8
+	}
+	o.Smoothing = min(max(o.Smoothing, 0), 0.99)
+	if o.SnapDistance <= 0 {
+		o.SnapDistance = 4
+	}
+	if o.MaxCatchUp <= 0 {
+		o.MaxCatchUp = 8
+	}
+	if o.MoveCommand == 0 {
+		o.MoveCommand = sim.CmdMoveAlongPath
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Stats counts what a Replica received and did with it.
+type Stats struct {
+	Packets       int // server frames received
+	StalePackets  int // frames received after a newer one (ignored)
+	MissedFrames  int // gaps in the server frame sequence
+	StaleUpdates  int // locomotion updates older than the state they would change
+	Errors        int // inconsistencies (see Error)
+	LateInputs    int // inputs the server applied after the frame they were stamped with
+	Rebases       int // prediction restarted from the server's state (too far behind or ahead)
+	PowerResults  int
+	ServerErrors  int // NetMessageError received
+	LastServerErr string
+}
+
+// Replica is a client's copy of the region: remote entities as the server sent
+// them, and the predicted own avatar. It is not safe for concurrent use.
+type Replica struct {
+	opt Options
+
+	world  *world.World
+	game   *sim.Game // prediction: the region's navmesh, props and the own avatar
+	region int32
+
+	player   uint64 // the own avatar's server id (0: none)
+	role     pb.Role
+	ents     []*entity // sorted by id
+	frame    uint64    // last server frame received
+	inFrame  bool      // a packet's messages are being received
+	stale    bool      // the current packet is older than the newest one
+	paused   bool
+	lastAck  uint32
+	clock    Clock
+	resync   error
+	stats    Stats
+	drift    driftLog
+	results  []sim.PowerResult
+	pred     predictor
+	unpacker *archive.Archive
+}
+
+// entity is a replicated entity: its identity and its last known state.
+type entity struct {
+	id         uint64
+	proto      int32
+	region     int32
+	owner      int32
+	projectile bool
+	state      locomotion.State // absolute, after every update received
+	samples    []sample         // positions by frame, ascending, for interpolation
+}
+
+type sample struct {
+	frame  uint64
+	pos    mgl32.Vec2
+	yaw    float32
+	moving bool
+}
+
+// maxSamples bounds each remote entity's interpolation history.
+const maxSamples = 32
+
+// New returns an empty replica; it fills from Receive.
+func New(opt *Options) *Replica {
+	r := &Replica{}
+	if opt != nil {
+		r.opt = *opt
+	}
+	r.opt.defaults()
+	r.pred.init(&r.opt)
+	return r
+}
+
+// Reset forgets the region, the entities and the prediction (before logging in
+// again); options, statistics and the drift log are kept.
+func (r *Replica) Reset() {
+	opt, stats, drift := r.opt, r.stats, r.drift
+	*r = Replica{opt: opt, stats: stats, drift: drift}
+	r.pred.init(&r.opt)
+}
+
+// World returns the world built from the last region change, or nil.
+func (r *Replica) World() *world.World { return r.world }
+
+// Game returns the prediction game (the region's navmesh and props, and the own
+// avatar), or nil before a region change. Read it; do not step or command it.
+func (r *Replica) Game() *sim.Game { return r.game }
+
+// RegionID returns the region the client is in.
+func (r *Replica) RegionID() int32 { return r.region }
+
+// Player returns the own avatar's entity id (0 before login).
+func (r *Replica) Player() uint64 { return r.player }
+
+// Role returns the session's role from the login result.
+func (r *Replica) Role() pb.Role { return r.role }
+
+// ServerFrame returns the newest server frame received.
+func (r *Replica) ServerFrame() uint64 { return r.frame }
+
+// Paused reports whether the server said it is paused.
+func (r *Replica) Paused() bool { return r.paused }
+
+// Clock returns the clock estimate.
+func (r *Replica) Clock() *Clock { return &r.clock }
+
+// Stats returns the counters.
+func (r *Replica) Stats() Stats { return r.stats }
+
+// Drift returns the prediction accuracy summary.
+func (r *Replica) Drift() DriftStats { return r.drift.stats }
+
+// DriftLog appends the rolling drift log (the last 30 s of compared frames), oldest
+// first, to dst.
+func (r *Replica) DriftLog(dst []DriftSample) []DriftSample { return r.drift.samples(dst) }
+
+// PowerResults returns the power results received with the last packet.
+func (r *Replica) PowerResults() []sim.PowerResult { return r.results }
+
+// ResyncReason returns the first inconsistency since the last Reset, or nil: when
+// it is not nil the client should get a fresh copy of the world (log in again).
+func (r *Replica) ResyncReason() error { return r.resync }
+
+// Len returns the number of replicated entities.
+func (r *Replica) Len() int { return len(r.ents) }
+
+// IDs appends the ids of the replicated entities, ascending, to dst.
+func (r *Replica) IDs(dst []uint64) []uint64 {
+	for _, e := range r.ents {
+		dst = append(dst, e.id)
+	}
+	return dst
+}
+
+// State returns the last authoritative locomotion state of entity id. The path is
+// the replica's own: do not modify it.
+func (r *Replica) State(id uint64) (locomotion.State, bool) {
+	if e := r.entity(id); e != nil {
+		return e.state, true
+	}
+	return locomotion.State{}, false
+}
+
+func (r *Replica) entity(id uint64) *entity {
+	i, ok := r.find(id)
+	if !ok {
+		return nil
+	}
+	return r.ents[i]
+}
+
+func (r *Replica) find(id uint64) (int, bool) {
+	return slices.BinarySearchFunc(r.ents, id, func(e *entity, id uint64) int {
+		switch {
+		case e.id < id:
+			return -1
+		case e.id > id:
+			return 1
+		}
+		return 0
+	})
+}
+
+// fail records an inconsistency: logged, counted, and a resync requested.
+func (r *Replica) fail(msg proto.Message, entity uint64, err error, detail string) {
+	e := &Error{Frame: r.frame, Entity: entity, Detail: detail, Err: err}
+	if msg != nil {
+		e.Message = string(msg.ProtoReflect().Descriptor().Name())
+	}
+	r.stats.Errors++
+	if r.resync == nil {
+		r.resync = e
+	}
+	r.opt.Logger.Error("replica: inconsistent server data", "err", e)
+}
+
+// Receive applies the messages of one server packet (one frame), in order, at
+// client time now. A NetMessageServerFrame starts a frame; when Receive returns,
+// the frame is complete and the own avatar's prediction has been reconciled with
+// it. Inconsistent data is dropped and reported (ResyncReason), never panics.
+func (r *Replica) Receive(now time.Duration, msgs ...proto.Message) {
+	r.results = r.results[:0]
+	for _, m := range msgs {
+		r.handle(now, m)
+	}
+	r.endFrame(now)
+}
+
+func (r *Replica) handle(now time.Duration, m proto.Message) {
+	switch m := m.(type) {
+	case *pb.NetMessageServerFrame:
+		r.endFrame(now)
+		r.beginFrame(now, m)
+	case *pb.NetMessageLoginResult:
+		r.login(m)
+	case *pb.NetMessageRegionChange:
+		r.regionChange(now, m)
+	case *pb.NetMessageEntityCreate:
+		if !r.stale {
+			r.create(m)
+		}
+	case *pb.NetMessageEntityDestroy:
+		if !r.stale {
+			r.destroy(m)
+		}
+	case *pb.NetMessageLocomotionStateUpdate:
+		if !r.stale {
+			r.update(m)
+		}
+	case *pb.NetMessagePowerResult:
+		if !r.stale {
+			r.powerResult(m)
+		}
+	case *pb.NetMessagePong:
+		r.clock.Pong(time.Duration(m.GetClientTimeMicros())*time.Microsecond, now, m.GetServerFrame())
+	case *pb.NetMessageError:
+		r.stats.ServerErrors++
+		r.stats.LastServerErr = fmt.Sprintf("%v: %s", m.GetCode(), m.GetText())
+		r.opt.Logger.Warn("replica: server error", "code", m.GetCode(), "text", m.GetText())
+	case nil:
+	default:
+		// Responses the replica does not use (xdump, live edit, debug draw) are the
+		// caller's business; client→server messages are a server bug.
+		if isClientMessage(m) {
+			r.fail(m, 0, ErrUnexpectedType, "")
+		}
+	}
+}
+
+func isClientMessage(m proto.Message) bool {
+	switch m.(type) {
+	case *pb.NetMessageLogin, *pb.NetMessageMoveTo, *pb.NetMessageStop, *pb.NetMessageFire,
+		*pb.NetMessagePing, *pb.NetMessageXDumpRequest, *pb.NetMessageLiveEditRequest, *pb.NetMessageDebugCommand:
+		return true
+	}
+	return false
+}
+
+func (r *Replica) login(m *pb.NetMessageLoginResult) {
+	if m.GetErrorCode() != pb.ErrorCode_ERROR_CODE_NONE {
+		r.stats.ServerErrors++
+		r.stats.LastServerErr = fmt.Sprintf("%v: %s", m.GetErrorCode(), m.GetError())
+		r.opt.Logger.Warn("replica: login refused", "code", m.GetErrorCode(), "text", m.GetError())
+		return
+	}
+	r.player = m.GetPlayerEntityId()
+	r.role = m.GetRole()
+}
+
+func (r *Replica) regionChange(now time.Duration, m *pb.NetMessageRegionChange) {
+	w, g, err := BuildWorld(m)
+	if err != nil {
+		r.fail(m, 0, errors.Unwrap(err), err.Error())
+		return
+	}
+	r.world, r.game, r.region = w, g, m.GetRegionId()
+	r.ents = r.ents[:0]
+	r.pred.reset(g)
+	if f := m.GetServerFrame(); f > r.frame {
+		r.frame = f
+	}
+	r.clock.Frame(now, m.GetServerFrame())
+}
+
+func (r *Replica) beginFrame(now time.Duration, m *pb.NetMessageServerFrame) {
+	f := m.GetFrame()
+	r.inFrame = true
+	if f <= r.frame && r.stats.Packets > 0 {
+		r.stale = true
+		r.stats.StalePackets++
+		return
+	}
+	if r.stats.Packets > 0 && f > r.frame+1 {
+		r.stats.MissedFrames += int(f - r.frame - 1)
+	}
+	r.stale = false
+	r.stats.Packets++
+	r.frame = f
+	r.paused = m.GetPaused()
+	r.clock.Frame(now, f)
+	if ack := m.GetLastInputSeq(); ack > r.lastAck {
+		r.lastAck = ack
+	}
+}
+
+// endFrame completes the current packet's frame: the avatar is reconciled with it.
+func (r *Replica) endFrame(now time.Duration) {
+	if !r.inFrame {
+		return
+	}
+	r.inFrame = false
+	if r.stale {
+		r.stale = false
+		return
+	}
+	for _, e := range r.ents {
+		e.addSample(r.frame)
+	}
+	if own := r.entity(r.player); own != nil && r.pred.active() {
+		r.reconcile(now, own)
+	}
+}
+
+func (r *Replica) unpack(data []byte) (*archive.Archive, error) {
+	if r.unpacker == nil {
+		u, err := archive.NewUnpacker(archive.Replication, data)
+		if err != nil {
+			return nil, err
+		}
+		r.unpacker = u
+	} else if err := r.unpacker.ResetUnpacker(archive.Replication, data); err != nil {
+		return nil, err
+	}
+	r.unpacker.SetLimits(archive.Limits{MaxCount: locomotion.MaxPathNodes, MaxString: 1 << 10})
+	return r.unpacker, nil
+}
+
+func (r *Replica) create(m *pb.NetMessageEntityCreate) {
+	if r.game == nil {
+		r.fail(m, 0, ErrNoRegion, "entity create before the region change")
+		return
+	}
+	u, err := r.unpack(m.GetArchiveData())
+	if err != nil {
+		r.fail(m, 0, ErrBadArchive, err.Error())
+		return
+	}
+	var se sim.Entity
+	u.TransferObject(&se)
+	if err := u.Done(); err != nil {
+		r.fail(m, uint64(se.ID()), ErrBadArchive, err.Error())
+		return
+	}
+	id := uint64(se.ID())
+	if id == 0 {
+		r.fail(m, 0, ErrBadArchive, "entity id 0")
+		return
+	}
+	e := &entity{id: id, proto: se.Prototype(), region: se.Region(), owner: se.Owner(),
+		projectile: se.Prototype() == sim.ProtoProjectile}
+	se.LocomotionState(&e.state, se.ChangedFrame())
+	if !finite3(e.state.Position) || !finite(e.state.Yaw) {
+		r.fail(m, id, ErrBadArchive, "non-finite position or yaw")
+		return
+	}
+	i, found := r.find(id)
+	if found {
+		// A create for an entity the replica holds: the server lost track of what it
+		// sent. Take the new state, and ask for a resync.
+		r.fail(m, id, ErrDuplicate, "")
+		r.ents[i] = e
+	} else {
+		r.ents = slices.Insert(r.ents, i, e)
+	}
+	e.addSample(max(r.frame, e.state.Frame))
+	if id == r.player {
+		if err := r.pred.spawn(e, r.frame); err != nil {
+			r.fail(m, id, ErrBadArchive, err.Error())
+		}
+	}
+}
+
+func (r *Replica) destroy(m *pb.NetMessageEntityDestroy) {
+	id := m.GetIdEntity()
+	i, ok := r.find(id)
+	if !ok {
+		r.fail(m, id, ErrUnknownEntity, "destroy")
+		return
+	}
+	r.ents = slices.Delete(r.ents, i, i+1)
+	if id == r.player {
+		r.pred.drop()
+	}
+}
+
+func (r *Replica) update(m *pb.NetMessageLocomotionStateUpdate) {
+	u, err := r.unpack(m.GetArchiveData())
+	if err != nil {
+		r.fail(m, 0, ErrBadArchive, err.Error())
+		return
+	}
+	var st locomotion.State
+	u.TransferObject(&st)
+	if err := u.Done(); err != nil {
+		r.fail(m, st.Entity, ErrBadArchive, err.Error())
+		return
+	}
+	e := r.entity(st.Entity)
+	if e == nil {
+		r.fail(m, st.Entity, ErrUnknownEntity, "locomotion update before create")
+		return
+	}
+	if st.Frame < e.state.Frame {
+		r.stats.StaleUpdates++
+		return
+	}
+	next, err := e.state.Apply(&st)
+	if err != nil {
+		r.fail(m, st.Entity, ErrBadArchive, err.Error())
+		return
+	}
+	if !finite3(next.Position) || !finite(next.Yaw) || !finite(next.Speed) {
+		r.fail(m, st.Entity, ErrBadArchive, "non-finite position, yaw or speed")
+		return
+	}
+	e.state = next
+}
+
+func (r *Replica) powerResult(m *pb.NetMessagePowerResult) {
+	u, err := r.unpack(m.GetArchiveData())
+	if err != nil {
+		r.fail(m, 0, ErrBadArchive, err.Error())
+		return
+	}
+	var pr sim.PowerResult
+	u.TransferObject(&pr)
+	if err := u.Done(); err != nil {
+		r.fail(m, 0, ErrBadArchive, err.Error())
+		return
+	}
+	r.stats.PowerResults++
+	r.results = append(r.results, pr)
+}
+
+// addSample records the entity's state at frame f for interpolation.
+func (e *entity) addSample(f uint64) {
+	s := sample{frame: f, pos: mgl32.Vec2{e.state.Position[0], e.state.Position[1]}, yaw: e.state.Yaw,
+		moving: e.state.Fields&locomotion.Moving != 0}
+	if n := len(e.samples); n > 0 {
+		last := &e.samples[n-1]
+		switch {
+		case last.frame == f:
+			*last = s
+			return
+		case last.frame > f:
+			return
+		case last.pos == s.pos && last.yaw == s.yaw && last.moving == s.moving:
+			return // unchanged: the last sample holds
+		}
+	}
+	if len(e.samples) == maxSamples {
+		copy(e.samples, e.samples[1:])
+		e.samples = e.samples[:maxSamples-1]
+	}
+	e.samples = append(e.samples, s)
+}
+
+func finite(x float32) bool { return x-x == 0 }
+
+func finite3(v mgl32.Vec3) bool { return finite(v[0]) && finite(v[1]) && finite(v[2]) }
