@@ -1,0 +1,400 @@
+package scene
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/debugdraw"
+	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/world"
+	"github.com/twinframe/twinframe/shared/xdump"
+)
+
+// Frame timing of the local simulation.
+const (
+	FrameDuration = sim.FrameMillis * time.Millisecond
+	// MaxCatchUp is the most frames one Update steps; a longer backlog is dropped.
+	MaxCatchUp = 4
+	// LogSize is how many events the log keeps.
+	LogSize = 200
+	// GraphFrames is how many frames the graphs keep (30 s).
+	GraphFrames = 30 * sim.FrameRate
+)
+
+// LocalOptions configure a Local source.
+type LocalOptions struct {
+	// Seed seeds the simulation (0 is a valid seed).
+	Seed uint64
+	// World is the world to simulate; nil loads the embedded default world.
+	World *world.World
+	// NoAvatar leaves the avatar out (benchmarks).
+	NoAvatar bool
+	// NoPopulation turns population top-up off.
+	NoPopulation bool
+}
+
+// Local is the sandbox source: it runs the simulation in-process, with the user's
+// avatar, and no server.
+type Local struct {
+	w      *world.World
+	g      *sim.Game
+	gd     *GameDrawer
+	avatar sim.EntityID
+
+	started   bool
+	paused    bool
+	base      time.Duration // clock time at which frame baseFrame was due
+	baseFrame uint64
+	now       time.Duration
+
+	log     []LogEntry
+	stepMS  *Series
+	lateMS  *Series
+	drift   *Series
+	graphs  []*Series
+	lastErr string
+
+	inspect *world.World // holds one entity row for xdump
+	buf     bytes.Buffer
+}
+
+var _ Source = (*Local)(nil)
+
+// NewLocal builds the game and spawns the avatar at the first spawn marker.
+func NewLocal(opt LocalOptions) (*Local, error) {
+	w := opt.World
+	if w == nil {
+		var err error
+		if w, err = world.LoadDefault(); err != nil {
+			return nil, err
+		}
+	}
+	g, err := sim.New(w, &sim.Options{Seed: opt.Seed, NoPopulation: opt.NoPopulation})
+	if err != nil {
+		return nil, err
+	}
+	l := &Local{
+		w: w, g: g, gd: NewGameDrawer(w), inspect: world.New(),
+		stepMS: NewSeries("step", "ms", GraphFrames),
+		lateMS: NewSeries("lateness", "ms", GraphFrames),
+		drift:  NewSeries("drift", "m", GraphFrames),
+	}
+	l.graphs = []*Series{l.drift, l.stepMS, l.lateMS}
+	if !opt.NoAvatar {
+		if err := l.spawnAvatar(); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+func (l *Local) spawnAvatar() error {
+	proto := int32(-1)
+	for _, p := range l.w.Prototypes {
+		if p.Flags&world.FlagPlayer != 0 {
+			proto = p.ID
+			break
+		}
+	}
+	if proto < 0 {
+		return errors.New("scene: the world has no player prototype")
+	}
+	regions := l.g.Regions()
+	if len(regions) == 0 {
+		return errors.New("scene: the world has no region")
+	}
+	r := regions[0]
+	at := r.Mesh().Bounds()
+	pos := at.Min.Add(at.Max).Mul(0.5)
+	if sp := r.SpawnPoints(); len(sp) > 0 {
+		pos = sp[0]
+	}
+	id, err := l.g.Spawn(proto, r.ID(), pos, 0)
+	if err != nil {
+		return fmt.Errorf("scene: spawning the avatar: %w", err)
+	}
+	l.avatar = id
+	return nil
+}
+
+// Game returns the simulated game. Use it from the viewer's goroutine only.
+func (l *Local) Game() *sim.Game { return l.g }
+
+// Update steps the frames that are due at now: one per 50 ms since the clock started,
+// at most MaxCatchUp per call (the rest of a backlog is dropped).
+func (l *Local) Update(now time.Duration) error {
+	l.now = now
+	if !l.started {
+		l.started, l.base, l.baseFrame = true, now, l.g.Frame()
+		return nil
+	}
+	if l.paused {
+		return nil
+	}
+	due := l.baseFrame + uint64(max(now-l.base, 0)/FrameDuration)
+	n := 0
+	for l.g.Frame() < due && n < MaxCatchUp {
+		late := now - l.base - time.Duration(l.g.Frame()+1-l.baseFrame)*FrameDuration
+		if err := l.step(late); err != nil {
+			return err
+		}
+		n++
+	}
+	if l.g.Frame() < due { // too far behind: drop the backlog
+		l.base, l.baseFrame = now, l.g.Frame()
+	}
+	return nil
+}
+
+func (l *Local) step(late time.Duration) error {
+	t0 := time.Now()
+	err := l.g.Step()
+	l.stepMS.Add(float32(time.Since(t0).Seconds() * 1000))
+	l.lateMS.Add(float32(max(late, 0).Seconds() * 1000))
+	l.drift.Add(0) // the sandbox predicts nothing: no drift
+	l.gd.Observe(l.g)
+	l.logEvents()
+	if err != nil {
+		l.lastErr = err.Error()
+		l.addLog(err.Error())
+	}
+	return nil
+}
+
+func (l *Local) addLog(text string) {
+	if len(l.log) >= LogSize {
+		n := copy(l.log, l.log[len(l.log)-LogSize/2:])
+		l.log = l.log[:n]
+	}
+	l.log = append(l.log, LogEntry{Frame: l.g.Frame(), Text: text})
+}
+
+func (l *Local) who(id sim.EntityID) string {
+	if id == 0 {
+		return "wall"
+	}
+	if e := l.g.Entity(id); e != nil {
+		return l.gd.label(e)
+	}
+	return "#" + strconv.FormatUint(uint64(id), 10)
+}
+
+func (l *Local) logEvents() {
+	for _, ev := range l.g.Events() {
+		switch ev.Kind {
+		case sim.OnCollide:
+			l.addLog(fmt.Sprintf("collide %s → %s at (%.2f, %.2f) n=(%.2f, %.2f)",
+				l.who(ev.A), l.who(ev.B), ev.Point[0], ev.Point[1], ev.Normal[0], ev.Normal[1]))
+		case sim.OnOverlapBegin, sim.OnOverlapEnd:
+			l.addLog(fmt.Sprintf("%v %s / %s", ev.Kind, l.who(ev.A), l.who(ev.B)))
+		case sim.OnHotspotEnter, sim.OnHotspotLeave:
+			l.addLog(fmt.Sprintf("%v %s hotspot %d", ev.Kind, l.who(ev.A), ev.Marker))
+		}
+	}
+	for _, r := range l.g.PowerResults() {
+		l.addLog(fmt.Sprintf("bolt %d of %s hit %s at (%.2f, %.2f) damage %d",
+			r.Projectile, l.who(r.Source), l.who(r.Target), r.Point[0], r.Point[1], r.Damage))
+	}
+	for _, r := range l.g.Rejected() {
+		l.addLog(fmt.Sprintf("rejected input for %s: %v", l.who(r.Input.Entity), r.Err))
+	}
+}
+
+// Status describes the sandbox.
+func (l *Local) Status() Status {
+	st := Status{
+		Connected: true, Mode: "local", Frame: l.g.Frame(), ServerFrame: l.g.Frame(),
+		Entities: len(l.g.Entities()), Paused: l.paused, Error: l.lastErr,
+	}
+	if a := l.g.Entity(l.avatar); a != nil {
+		st.AvatarID = uint64(a.ID())
+		st.Avatar = [2]float32{a.Pos()[0], a.Pos()[1]}
+		st.Moving = a.Mode() != sim.Idle
+	}
+	return st
+}
+
+// Bounds returns the bounds of the first region (the one the avatar is in).
+func (l *Local) Bounds() (min, max mgl32.Vec2) {
+	if len(l.w.Regions) == 0 {
+		return mgl32.Vec2{}, mgl32.Vec2{1, 1}
+	}
+	return l.w.Regions[0].Min, l.w.Regions[0].Max
+}
+
+// Draw draws the game.
+func (l *Local) Draw(d debugdraw.Drawer, ov Overlay, selected uint64) {
+	l.gd.Draw(d, l.g, ov, uint64(l.avatar), selected)
+}
+
+// Do runs a command. Moves and shots are queued as if from a client (they apply at the
+// start of the next frame); Step runs one frame at once.
+func (l *Local) Do(c Command) error {
+	switch c.Kind {
+	case MoveTo, Fire, Stop:
+		if l.g.Entity(l.avatar) == nil {
+			return ErrNoAvatar
+		}
+	}
+	var err error
+	switch c.Kind {
+	case MoveTo:
+		err = l.g.Enqueue(sim.Input{Entity: l.avatar, Command: sim.CmdMoveAlongPath, Point: c.Point, ClientFrame: l.g.Frame()})
+	case Fire:
+		_, err = l.g.Fire(l.avatar, c.Point)
+	case Stop:
+		err = l.g.Enqueue(sim.Input{Entity: l.avatar, Command: sim.CmdStop, ClientFrame: l.g.Frame()})
+	case Pause:
+		l.paused = true
+	case Resume:
+		if l.paused {
+			l.paused = false
+			l.base, l.baseFrame = l.now, l.g.Frame()
+		}
+	case Step:
+		l.paused = true
+		err = l.step(0)
+	default:
+		err = ErrCommand
+	}
+	if err != nil {
+		l.addLog(err.Error())
+	}
+	return err
+}
+
+// Pick returns the entity nearest to p whose disc (grown by half a metre) holds p;
+// props come after everything else.
+func (l *Local) Pick(p mgl32.Vec2) uint64 {
+	var best uint64
+	bestD, bestProp := float32(math.Inf(1)), true
+	for _, e := range l.g.Entities() {
+		d := e.Pos().Sub(p).Len()
+		if d > e.Radius()+0.5 {
+			continue
+		}
+		prop := e.Flags()&world.FlagProp != 0
+		if (bestProp && !prop) || (prop == bestProp && d < bestD) {
+			best, bestD, bestProp = uint64(e.ID()), d, prop
+		}
+	}
+	return best
+}
+
+// Inspect returns the entity's row of the xdump table entity (deity view), then the
+// simulation's own fields.
+func (l *Local) Inspect(id uint64) []Field {
+	e := l.g.Entity(sim.EntityID(id))
+	if e == nil {
+		return nil
+	}
+	fields := l.xdumpRow(e)
+	path, next := e.Path()
+	fields = append(fields,
+		Field{"prototype name", l.gd.ProtoName(e.Prototype())},
+		Field{"collision", e.Collision().String()},
+		Field{"radius", ftoa(e.Radius())},
+		Field{"speed", ftoa(e.Speed())},
+		Field{"mode", e.Mode().String()},
+		Field{"path", fmt.Sprintf("%d corners, next %d", len(path), next)},
+		Field{"created frame", strconv.FormatUint(e.CreatedFrame(), 10)},
+		Field{"changed frame", strconv.FormatUint(e.ChangedFrame(), 10)},
+		Field{"command frame", strconv.FormatUint(e.CommandFrame(), 10)},
+		Field{"policy", fmt.Sprintf("%#x", uint64(e.Policy()))},
+	)
+	if s, ok := e.LastSweep(); ok {
+		v := fmt.Sprintf("frame %d (%.2f,%.2f)→(%.2f,%.2f)", s.Frame, s.Start[0], s.Start[1], s.End[0], s.End[1])
+		if s.Hit {
+			v += fmt.Sprintf(" hit %s at (%.2f,%.2f) n=(%.2f,%.2f)", l.who(s.Other), s.Point[0], s.Point[1], s.Normal[0], s.Normal[1])
+		}
+		fields = append(fields, Field{"last sweep", v})
+	}
+	return fields
+}
+
+// xdumpRow dumps e as a row of the world's entity table through the xdump machinery,
+// pairing the meta table's field names with the row's values.
+func (l *Local) xdumpRow(e *sim.Entity) []Field {
+	row := world.Entity{
+		ID: int32(e.ID()), Prototype: e.Prototype(), Region: e.Region(), Pos: e.Pos(), Yaw: e.Yaw(),
+		Owner: e.Owner(), Timestamp: int64(e.ChangedFrame()),
+	}
+	if path, _ := e.Path(); e.Mode() != sim.Idle {
+		row.State |= world.StateMoving
+		s, k := math.Sincos(float64(e.Yaw()))
+		row.Vel = mgl32.Vec2{e.Speed() * float32(k), e.Speed() * float32(s)}
+		if len(path) > 0 {
+			row.Goal = path[len(path)-1]
+		}
+	}
+	if e.Flags()&world.FlagStatic != 0 {
+		row.State |= world.StateStatic
+	}
+	l.inspect.State.Entities = append(l.inspect.State.Entities[:0], row)
+	l.inspect.Frame = int64(l.g.Frame())
+	deity := xdump.Viewer{Deity: true}
+	l.buf.Reset()
+	if err := l.inspect.Xdump(&l.buf, "xdump meta entity", deity); err != nil {
+		return []Field{{"xdump", err.Error()}}
+	}
+	var names []string
+	for _, line := range dataLines(l.buf.String()) {
+		f := strings.Fields(line)
+		if len(f) < 4 {
+			continue
+		}
+		name := strings.Trim(f[0], `"`)
+		n, _ := strconv.Atoi(f[3])
+		if n <= 1 {
+			names = append(names, name)
+			continue
+		}
+		for i := range n {
+			names = append(names, name+"("+strconv.Itoa(i)+")")
+		}
+	}
+	l.buf.Reset()
+	if err := l.inspect.Xdump(&l.buf, "xdump entity *", deity); err != nil {
+		return []Field{{"xdump", err.Error()}}
+	}
+	var out []Field
+	for _, line := range dataLines(l.buf.String()) {
+		for i, v := range strings.Fields(line) {
+			name := "?"
+			if i < len(names) {
+				name = names[i]
+			}
+			out = append(out, Field{name, v})
+		}
+	}
+	return out
+}
+
+// dataLines returns the record lines of a machine-readable dump.
+func dataLines(dump string) []string {
+	var out []string
+	for _, line := range strings.Split(dump, "\n") {
+		if line == "" || strings.HasPrefix(line, "XDUMP") || strings.HasPrefix(line, "/") {
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func ftoa(f float32) string { return strconv.FormatFloat(float64(f), 'g', 6, 32) }
+
+// Log returns the event log, oldest first.
+func (l *Local) Log() []LogEntry { return l.log }
+
+// Graphs returns drift (always 0 in the sandbox), step cost and lateness.
+func (l *Local) Graphs() []*Series { return l.graphs }
+
+// Close does nothing.
+func (l *Local) Close() error { return nil }

@@ -1,0 +1,144 @@
+package scene
+
+import (
+	"errors"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/debugdraw"
+)
+
+// Source is where a viewer's world comes from: the in-process simulation (Local) or,
+// later, a networked client. The viewer calls its methods from one goroutine.
+type Source interface {
+	// Update advances the source to the viewer's clock now (any monotonic origin).
+	Update(now time.Duration) error
+	// Status describes the source now.
+	Status() Status
+	// Bounds returns the rectangle of the world to fit the camera to.
+	Bounds() (min, max mgl32.Vec2)
+	// Draw draws the world with the overlays of ov; selected (0: none) stands out.
+	Draw(d debugdraw.Drawer, ov Overlay, selected uint64)
+	// Do runs a command of the user's.
+	Do(c Command) error
+	// Pick returns the entity at world point p (0: none).
+	Pick(p mgl32.Vec2) uint64
+	// Inspect returns the fields of an entity (nil when it does not exist).
+	Inspect(id uint64) []Field
+	// Log returns the recent events, oldest first. The slice is the source's own.
+	Log() []LogEntry
+	// Graphs returns the source's time series.
+	Graphs() []*Series
+	// Close releases the source.
+	Close() error
+}
+
+// Status is what a source reports about itself; the page's window.twinframe mirrors it.
+type Status struct {
+	Connected   bool       `json:"connected"`
+	Mode        string     `json:"mode"` // "local" or "network"
+	Frame       uint64     `json:"frame"`
+	ServerFrame uint64     `json:"serverFrame"`
+	Entities    int        `json:"entities"`
+	AvatarID    uint64     `json:"avatarId"`
+	Avatar      [2]float32 `json:"avatar"` // the avatar's position
+	Moving      bool       `json:"moving"` // the avatar is walking
+	Drift       float32    `json:"drift"`  // metres between predicted and authoritative avatar
+	Paused      bool       `json:"paused"`
+	Error       string     `json:"error"`
+}
+
+// CommandKind says what a Command asks.
+type CommandKind uint8
+
+// Commands.
+const (
+	MoveTo CommandKind = iota + 1 // walk the avatar to Point along a path
+	Fire                          // fire a bolt towards Point
+	Stop                          // stop the avatar
+	Pause                         // stop the frame clock
+	Resume                        // restart the frame clock
+	Step                          // run one frame (while paused)
+)
+
+// Command is a user's request to a source.
+type Command struct {
+	Kind  CommandKind
+	Point mgl32.Vec2
+}
+
+// ErrNoAvatar is returned by commands that need an avatar when there is none.
+var ErrNoAvatar = errors.New("scene: no avatar")
+
+// ErrCommand is returned for a command the source does not support.
+var ErrCommand = errors.New("scene: unsupported command")
+
+// Field is one inspected field of an entity.
+type Field struct {
+	Name, Value string
+}
+
+// LogEntry is one line of the event log.
+type LogEntry struct {
+	Frame uint64
+	Text  string
+}
+
+// Series is a fixed-size ring of samples, one per frame, for a graph.
+type Series struct {
+	Name string
+	Unit string
+	buf  []float32
+	next int
+	full bool
+}
+
+// NewSeries returns an empty series that keeps the last n samples.
+func NewSeries(name, unit string, n int) *Series {
+	return &Series{Name: name, Unit: unit, buf: make([]float32, n)}
+}
+
+// Add appends a sample, dropping the oldest when full.
+func (s *Series) Add(v float32) {
+	s.buf[s.next] = v
+	s.next++
+	if s.next == len(s.buf) {
+		s.next, s.full = 0, true
+	}
+}
+
+// Len returns the number of samples held.
+func (s *Series) Len() int {
+	if s.full {
+		return len(s.buf)
+	}
+	return s.next
+}
+
+// Cap returns the most samples the series holds.
+func (s *Series) Cap() int { return len(s.buf) }
+
+// At returns sample i, 0 being the oldest held.
+func (s *Series) At(i int) float32 {
+	if s.full {
+		return s.buf[(s.next+i)%len(s.buf)]
+	}
+	return s.buf[i]
+}
+
+// Last returns the newest sample (0 when empty).
+func (s *Series) Last() float32 {
+	if s.Len() == 0 {
+		return 0
+	}
+	return s.At(s.Len() - 1)
+}
+
+// Max returns the largest sample held (0 when empty).
+func (s *Series) Max() float32 {
+	var m float32
+	for i := range s.Len() {
+		m = max(m, s.At(i))
+	}
+	return m
+}
