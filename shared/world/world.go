@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"sync"
 
 	"github.com/twinframe/twinframe/shared/xdump"
 )
@@ -19,8 +20,10 @@ type World struct {
 	// Frame is the frame the state is at; dumps carry it as their timestamp.
 	Frame int64
 
-	reg *xdump.Registry
-	src map[string][]Pos // where each row of a table was read, by table name
+	reg     *xdump.Registry
+	files   []configFile     // the files w was loaded from, in load order
+	srcOnce sync.Once        // computes src from files
+	src     map[string][]Pos // where each row of a table was read, by table name
 }
 
 // Pos is a place in a configuration file.
@@ -48,7 +51,10 @@ func (w *World) Xdump(out io.Writer, command string, v xdump.Viewer) error {
 
 // pos returns where row of table was read.
 func (w *World) pos(table string, row int) (Pos, bool) {
-	ps := w.src[table]
+	if len(w.files) == 0 {
+		return Pos{}, false
+	}
+	ps := w.rows()[table]
 	if row < 0 || row >= len(ps) {
 		return Pos{}, false
 	}
@@ -77,7 +83,6 @@ func Load(fsys fs.FS) (*World, error) {
 	}
 	slices.Sort(files)
 	w := New()
-	w.src = map[string][]Pos{}
 	for _, name := range files {
 		data, err := readFile(fsys, name)
 		if err != nil {
