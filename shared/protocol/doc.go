@@ -1,8 +1,8 @@
 // Package protocol is Twinframe's wire protocol between the server and its clients:
 // the protobuf messages (generated in package pb), the table of their stable ids,
 // and the mux framing that packs a frame's messages into one websocket binary
-// message. It builds packets into reusable buffers and decodes them without
-// allocating, checking every size against Limits before anything is allocated.
+// message. It builds packets into reusable buffers and iterates their messages
+// without allocating, checking every size against Limits before anything is allocated.
 //
 // # Design note
 //
@@ -14,7 +14,7 @@
 //	0       2     mux id (MuxGame = 1)
 //	2       3     body size in bytes (24 bits; must equal the bytes that follow)
 //	5       1     command: Connect=1 ConnectAck=2 Disconnect=3 ConnectWithData=4
-//	              ConnectAckWithData=5 Data=6 (only the *WithData and Data carry a body)
+//	              Data=5 (only ConnectWithData and Data carry a body)
 //	6       ...   messages, each: varint id, varint payload length, payload
 //
 // A payload is the protobuf encoding of the id's message type (package pb). The

@@ -43,7 +43,7 @@ func Example() {
 		fmt.Println(err)
 	}
 	// Output:
-	// 01 00 11 00 00 06 42 04 08 2a 10 07 45 04 0a 02 01 2a 44 03 08 ac 02
+	// 01 00 11 00 00 05 42 04 08 2a 10 07 45 04 0a 02 01 2a 44 03 08 ac 02
 	// mux 1, Data, 17-byte body
 	// @6 NetMessageServerFrame: frame 42, last input 7
 	// @12 NetMessageLocomotionStateUpdate: archive 01 2a

@@ -17,24 +17,24 @@ const MaxBodySize = 1<<24 - 1
 // MuxGame is the mux id of the game channel, the only one Twinframe uses.
 const MuxGame uint16 = 1
 
-// Command is a packet's mux command byte. The values are the game's.
+// Command is a packet's mux command byte. The values are the game's, as the
+// MHServerEmu project documents them (there named Connect, Accept, Disconnect,
+// Insert and Message).
 type Command uint8
 
-// Mux commands. Only CommandData, CommandConnectWithData and
-// CommandConnectAckWithData carry messages; the others have an empty body.
+// Mux commands. Only CommandData and CommandConnectWithData carry messages; the
+// others have an empty body.
 const (
-	CommandConnect            Command = 1
-	CommandConnectAck         Command = 2
-	CommandDisconnect         Command = 3
-	CommandConnectWithData    Command = 4
-	CommandConnectAckWithData Command = 5
-	CommandData               Command = 6
+	CommandConnect         Command = 1
+	CommandConnectAck      Command = 2 // the answer to Connect and ConnectWithData
+	CommandDisconnect      Command = 3
+	CommandConnectWithData Command = 4
+	CommandData            Command = 5
 )
 
 var commandNames = [...]string{
 	CommandConnect: "Connect", CommandConnectAck: "ConnectAck", CommandDisconnect: "Disconnect",
-	CommandConnectWithData: "ConnectWithData", CommandConnectAckWithData: "ConnectAckWithData",
-	CommandData: "Data",
+	CommandConnectWithData: "ConnectWithData", CommandData: "Data",
 }
 
 func (c Command) String() string {
@@ -48,9 +48,7 @@ func (c Command) String() string {
 func (c Command) Valid() bool { return c >= CommandConnect && c <= CommandData }
 
 // HasData reports whether packets with command c may carry messages.
-func (c Command) HasData() bool {
-	return c == CommandData || c == CommandConnectWithData || c == CommandConnectAckWithData
-}
+func (c Command) HasData() bool { return c == CommandData || c == CommandConnectWithData }
 
 // Header is a decoded packet header.
 type Header struct {
@@ -177,8 +175,8 @@ func varintError(offset int, what string, n int) error {
 var truncatedProbe = [1]byte{0x80}
 
 // Packet builds one packet in a reusable buffer: Reset, Append messages, Bytes.
-// A zero Packet starts as a CommandData packet on MuxGame. A Packet refuses to grow past its Limits,
-// so a peer with the same Limits never rejects what it builds.
+// A zero Packet starts as a CommandData packet on MuxGame. A Packet refuses to
+// grow past its Limits, so a Reader with the same Limits never rejects its framing.
 type Packet struct {
 	Limits Limits // zero fields mean the defaults
 

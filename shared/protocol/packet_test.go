@@ -50,7 +50,7 @@ func TestAppendSize(t *testing.T) {
 	if len(b)-1 != protocol.HeaderSize {
 		t.Errorf("len(AppendHeader) = %d, HeaderSize = %d", len(b)-1, protocol.HeaderSize)
 	}
-	if !bytes.Equal(b[1:], []byte{0xEF, 0xBE, 0xFF, 0xFF, 0xFF, 0x06}) {
+	if !bytes.Equal(b[1:], []byte{0xEF, 0xBE, 0xFF, 0xFF, 0xFF, 0x05}) {
 		t.Errorf("header % x: want little-endian mux, size, command", b[1:])
 	}
 	if got, err := protocol.ConsumeHeader(b[1:]); err != nil || got != h {
@@ -101,14 +101,14 @@ func TestPacketRoundTrip(t *testing.T) {
 
 func TestZeroPacket(t *testing.T) {
 	var p protocol.Packet
-	if got := p.Bytes(); !bytes.Equal(got, []byte{1, 0, 0, 0, 0, 6}) {
+	if got := p.Bytes(); !bytes.Equal(got, []byte{1, 0, 0, 0, 0, 5}) {
 		t.Errorf("empty zero Packet = % x, want an empty Data packet on MuxGame", got)
 	}
 	var q protocol.Packet
 	if err := q.Append(&pb.NetMessageEntityDestroy{IdEntity: 3}); err != nil {
 		t.Fatal(err)
 	}
-	if got := q.Bytes(); !bytes.Equal(got, []byte{1, 0, 4, 0, 0, 6, 68, 2, 8, 3}) {
+	if got := q.Bytes(); !bytes.Equal(got, []byte{1, 0, 4, 0, 0, 5, 68, 2, 8, 3}) {
 		t.Errorf("zero Packet with one message = % x", got)
 	}
 }
@@ -187,7 +187,7 @@ func malformed() []struct {
 		{"empty", protocol.Reader{}, nil, protocol.ErrTruncated, 0, 0},
 		{"truncated header", protocol.Reader{}, []byte{1, 0, 0, 0, 0}, protocol.ErrTruncated, 0, 0},
 		{"command 0", protocol.Reader{}, hdr(0, 0), protocol.ErrBadCommand, 5, 0},
-		{"command 7", protocol.Reader{}, hdr(0, 7), protocol.ErrBadCommand, 5, 0},
+		{"command 6", protocol.Reader{}, hdr(0, 6), protocol.ErrBadCommand, 5, 0},
 		{"Connect with a body", protocol.Reader{}, append(hdr(2, protocol.CommandConnect), frame[:2]...), protocol.ErrBadCommand, 2, 0},
 		{"size mismatch: short body", protocol.Reader{}, append(hdr(10, protocol.CommandData), frame...), protocol.ErrSizeMismatch, 2, 0},
 		{"size mismatch: trailing bytes", protocol.Reader{}, append(hdr(2, protocol.CommandData), frame...), protocol.ErrSizeMismatch, 2, 0},
@@ -259,7 +259,7 @@ func TestReaderBadPayload(t *testing.T) {
 
 func TestErrorText(t *testing.T) {
 	var r protocol.Reader
-	_, err := r.Reset([]byte{1, 0, 3, 0, 0, 6, 9, 0, 0})
+	_, err := r.Reset([]byte{1, 0, 3, 0, 0, 5, 9, 0, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,11 +272,11 @@ func TestErrorText(t *testing.T) {
 
 func TestCommands(t *testing.T) {
 	for c := range protocol.Command(8) {
-		if c.Valid() != (c >= 1 && c <= 6) {
+		if c.Valid() != (c >= 1 && c <= 5) {
 			t.Errorf("%v.Valid() = %v", c, c.Valid())
 		}
 	}
-	if s := protocol.CommandConnectAckWithData.String(); s != "ConnectAckWithData" {
+	if s := protocol.CommandConnectWithData.String(); s != "ConnectWithData" {
 		t.Errorf("String = %q", s)
 	}
 	if s := protocol.Command(9).String(); s != "Command(9)" {
