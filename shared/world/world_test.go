@@ -105,6 +105,9 @@ func TestDefaultMesh(t *testing.T) {
 			if mk.Kind == Spawn && !m.InBlackOutZone(mk.Pos, 0) {
 				t.Errorf("spawn marker %d at %v: not in a blackout zone of the mesh", mk.ID, mk.Pos)
 			}
+			if (mk.Kind == Spawn || mk.Kind == Hotspot) && m.FlagsAt(mk.Pos)&navi.Walk == 0 {
+				t.Errorf("%s marker %d at %v: not on walkable ground", markerKindName(mk.Kind), mk.ID, mk.Pos)
+			}
 		}
 	}
 }
