@@ -35,7 +35,11 @@
 // Reading (Registry.Parse) checks syntax and types against the metadata; loading
 // (Registry.Load) also checks what a table's schema demands of its rows (key order,
 // row counts, ranges, const fields) and then replaces the rows through the table's
-// accessors. Errors are *ParseError values naming file, line and column.
+// accessors. Errors are *ParseError values naming file, line and column. Like
+// Empire's, the parser accepts human-readable field syntax inside a machine-readable
+// table. WriteConfig writes the human-readable dialect; a machine dump for Load is
+// written with Options.Export (no DumpOnly fields). Verify checks every reference by
+// metadata.
 //
 // The registry is a value (no package state, no init-time registration). Dumps iterate
 // tables by uid and rows by index, never over a map, so output is deterministic.
