@@ -236,3 +236,14 @@ var unitDirs = [64][2]float32{
 	{0.9807853, -0.1950903},
 	{0.9951847, -0.0980171},
 }
+
+func TestBenchGeometryValid(t *testing.T) {
+	t.Parallel()
+	m := benchMesh()
+	if err := Validate(m); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.Triangles()); n < 9000 || n > 11000 {
+		t.Errorf("bench mesh has %d triangles, want about 10k", n)
+	}
+}

@@ -23,6 +23,7 @@ func mustBuild(t testing.TB, g Geometry) *Mesh {
 	if err := Validate(m); err != nil {
 		t.Fatalf("Validate: %v", err)
 	}
+	checkConstraints(t, g, m, 2e-3)
 	return m
 }
 
@@ -192,6 +193,9 @@ func TestBuildRandom(t *testing.T) {
 		if err := Validate(m); err != nil {
 			t.Fatalf("iter %d: %v", iter, err)
 		}
+		if iter < 100 {
+			checkConstraints(t, g, m, 2e-3)
+		}
 	}
 }
 
@@ -209,4 +213,38 @@ func ExampleBuild() {
 	}
 	fmt.Println(Validate(m), m.FlagsAt(mgl32.Vec2{10, 10})&Walk != 0, m.FlagsAt(mgl32.Vec2{50, 50})&Walk != 0)
 	// Output: <nil> true false
+}
+
+// checkConstraints verifies that every input polygon edge is covered by
+// constraint edges of m: points sampled along it lie within tol of one.
+// (Validate cannot check this: the mesh does not keep its input.)
+func checkConstraints(t testing.TB, g Geometry, m *Mesh, tol float32) {
+	t.Helper()
+	var cons [][2]mgl32.Vec2
+	for ti, tr := range m.Triangles() {
+		for i := 0; i < 3; i++ {
+			if tr.Constraint>>i&1 != 0 && (tr.N[i] < 0 || int(tr.N[i]) > ti) {
+				cons = append(cons, [2]mgl32.Vec2{m.verts[tr.V[i]], m.verts[tr.V[next(i)]]})
+			}
+		}
+	}
+	for pi, p := range g.Polygons {
+		n := len(p.Points)
+		for vi := range p.Points {
+			a, b := p.Points[vi], p.Points[(vi+1)%n]
+			for k := 1; k < 8; k++ {
+				s := madd(a, sub(b, a), float32(k)/8)
+				ok := false
+				for _, c := range cons {
+					if segDist2(s, c[0], c[1]) <= tol*tol {
+						ok = true
+						break
+					}
+				}
+				if !ok {
+					t.Fatalf("polygon %d edge %d: point %v is on no constraint edge", pi, vi, s)
+				}
+			}
+		}
+	}
 }

@@ -49,6 +49,7 @@ func FuzzBuild(f *testing.F) {
 		if err := Validate(m); err != nil {
 			t.Fatalf("Validate: %v", err)
 		}
+		checkConstraints(t, g, m, 2e-3)
 		// A few queries between points taken from the input.
 		q := NewQuery(m)
 		var p Path

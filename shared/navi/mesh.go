@@ -1,7 +1,9 @@
 package navi
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
 )
@@ -131,9 +133,22 @@ func (b *builder) finish(gridCell float32) *Mesh {
 	n := len(b.tris)
 	m.tris = make([]Triangle, n)
 	m.delta = make([][3]content, n)
-	for i, t := range b.tris {
-		m.tris[i] = Triangle{V: t.v, N: t.n, Constraint: t.con}
-		m.delta[i] = t.d
+	// Number triangles along a Morton curve of their centroids, so that
+	// neighbours are mostly close in memory (queries walk neighbours).
+	order, inv := b.mortonOrder(), make([]int32, n)
+	for newI, old := range order {
+		inv[old] = int32(newI)
+	}
+	for newI, old := range order {
+		t := &b.tris[old]
+		tr := Triangle{V: t.v, N: t.n, Constraint: t.con}
+		for k := 0; k < 3; k++ {
+			if tr.N[k] >= 0 {
+				tr.N[k] = inv[tr.N[k]]
+			}
+		}
+		m.tris[newI] = tr
+		m.delta[newI] = t.d
 	}
 	if !m.flood() {
 		return nil
@@ -141,6 +156,55 @@ func (b *builder) finish(gridCell float32) *Mesh {
 	m.computeClearance()
 	m.buildGrid(gridCell)
 	return m
+}
+
+// mortonOrder returns the triangle indices sorted by the Morton code of
+// their centroids (ties by index, so the order is deterministic).
+func (b *builder) mortonOrder() []int32 {
+	type key struct {
+		code uint64
+		t    int32
+	}
+	ext := [2]float64{float64(b.bounds.Max[0] - b.bounds.Min[0]), float64(b.bounds.Max[1] - b.bounds.Min[1])}
+	keys := make([]key, len(b.tris))
+	for i := range b.tris {
+		v := &b.tris[i].v
+		var q [2]uint64
+		for a := 0; a < 2; a++ {
+			c := (b.pts[v[0]].coord(a) + b.pts[v[1]].coord(a) + b.pts[v[2]].coord(a)) / 3
+			f := (c - float64(b.bounds.Min[a])) / ext[a]
+			q[a] = uint64(math.Min(math.Max(f, 0), 1) * 65535)
+		}
+		keys[i] = key{spread(q[0]) | spread(q[1])<<1, int32(i)}
+	}
+	slices.SortFunc(keys, func(x, y key) int {
+		if x.code != y.code {
+			return cmp.Compare(x.code, y.code)
+		}
+		return cmp.Compare(x.t, y.t)
+	})
+	out := make([]int32, len(keys))
+	for i, k := range keys {
+		out[i] = k.t
+	}
+	return out
+}
+
+// spread interleaves zero bits between the low 16 bits of x.
+func spread(x uint64) uint64 {
+	x &= 0xffff
+	x = (x | x<<8) & 0x00ff00ff
+	x = (x | x<<4) & 0x0f0f0f0f
+	x = (x | x<<2) & 0x33333333
+	x = (x | x<<1) & 0x55555555
+	return x
+}
+
+func (p vec2) coord(a int) float64 {
+	if a == 0 {
+		return p.x
+	}
+	return p.y
 }
 
 // flood computes the per-triangle content counts by a breadth-first fill

@@ -300,7 +300,7 @@ func TestPathStatuses(t *testing.T) {
 }
 
 func TestPathNoAllocs(t *testing.T) {
-	m := mustBuild(t, benchGeometry(1))
+	m := benchMesh()
 	q := NewQuery(m)
 	var p Path
 	r := rand.New(rand.NewPCG(1, 1))

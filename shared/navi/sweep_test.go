@@ -134,7 +134,7 @@ func TestLineOfSight(t *testing.T) {
 }
 
 func TestSweepNoAllocs(t *testing.T) {
-	m := mustBuild(t, benchGeometry(1))
+	m := benchMesh()
 	q := NewQuery(m)
 	var res SweepResult
 	q.Sweep(mgl32.Vec2{100, 100}, mgl32.Vec2{300, 310}, 1, Walk, &res)
