@@ -498,6 +498,31 @@ func BenchmarkLoadDefault(b *testing.B) {
 	}
 }
 
+// BenchmarkParseDefaultFloor is LoadDefault's baseline: the xdump parser loading the
+// same files into a fresh world, without verification or the initial state.
+func BenchmarkParseDefaultFloor(b *testing.B) {
+	fsys := DefaultFiles()
+	names, err := fs.Glob(fsys, "*.config")
+	if err != nil {
+		b.Fatal(err)
+	}
+	files := make([][]byte, len(names))
+	for i, n := range names {
+		if files[i], err = fs.ReadFile(fsys, n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		w := New()
+		for i, data := range files {
+			if err := w.Registry().Load(names[i], data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
 func BenchmarkBuildMeshDefault(b *testing.B) {
 	w := loadDefault(b)
 	b.ReportAllocs()
