@@ -171,3 +171,64 @@ func FuzzSweepSphereAABB(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPolygon decodes a polygon and a query point from little-endian float32s and checks that
+// the polygon queries never panic and return consistent answers: a valid polygon's closest
+// boundary point lies on the reported edge, and Contains agrees with itself under reversal
+// of the winding when the point is not within 1e-3 of the boundary.
+func FuzzPolygon(f *testing.F) {
+	f.Add([]byte{})
+	f.Add(polygonBytes(1, 1, 0, 0, 4, 0, 4, 2, 2, 2, 2, 4, 0, 4))
+	f.Add(polygonBytes(3, 3, 0, 0, 4, 0, 4, 2, 2, 2, 2, 4, 0, 4))
+	f.Add(polygonBytes(1, 1, 0, 0, 2, 2, 2, 0, 0, 2))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var xs []float32
+		for len(data) >= 4 && len(xs) < 2*64+2 {
+			xs = append(xs, math.Float32frombits(uint32(data[0])|uint32(data[1])<<8|uint32(data[2])<<16|uint32(data[3])<<24))
+			data = data[4:]
+		}
+		if len(xs) < 2 {
+			return
+		}
+		p := mgl32.Vec2{xs[0], xs[1]}
+		var poly Polygon
+		for i := 2; i+1 < len(xs); i += 2 {
+			poly = append(poly, mgl32.Vec2{xs[i], xs[i+1]})
+		}
+		err := poly.Validate()
+		inside := poly.Contains(p)
+		q, edge := ClosestPointOnPolygon(p, poly)
+		if len(poly) == 0 {
+			if edge != -1 {
+				t.Fatalf("empty polygon gave edge %d", edge)
+			}
+			return
+		}
+		if edge < 0 || edge >= len(poly) {
+			t.Fatalf("edge %d out of range for %d vertices", edge, len(poly))
+		}
+		if err != nil || fuzzScale(xs...) == 0 {
+			return
+		}
+		e, _ := ClosestPointOnSegment(q, Segment{poly[edge], poly[(edge+1)%len(poly)]})
+		if d := vlen(vsub(f64(to3(e)), f64(to3(q)))); d > 1e-3 {
+			t.Fatalf("closest point %v is %g off edge %d", q, d, edge)
+		}
+		rev := make(Polygon, len(poly))
+		for i, v := range poly {
+			rev[len(poly)-1-i] = v
+		}
+		if vlen(vsub(f64(to3(p)), f64(to3(q)))) > 1e-3 && rev.Contains(p) != inside {
+			t.Fatalf("Contains(%v) = %v, but %v for the reversed polygon", p, inside, !inside)
+		}
+	})
+}
+
+func polygonBytes(xs ...float32) []byte {
+	var b []byte
+	for _, x := range xs {
+		u := math.Float32bits(x)
+		b = append(b, byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
+	}
+	return b
+}
