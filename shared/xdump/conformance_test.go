@@ -14,14 +14,30 @@ import (
 )
 
 // The Empire conformance data is read in place, never copied into the repository
-// (it is GPL). From shared/xdump, ../../.. is the directory holding the repository.
-var empireDir = filepath.Join("..", "..", "..", "shared", "conformance", "empire")
+// (it is GPL). It lives in shared/conformance/empire beside the repository (from
+// shared/xdump, ../../.. is the directory holding the repository), or wherever
+// TWINFRAME_CONFORMANCE points (the folder holding empire/).
+var empireDir = conformanceDir()
+
+func conformanceDir() string {
+	if d := os.Getenv("TWINFRAME_CONFORMANCE"); d != "" {
+		return filepath.Join(d, "empire")
+	}
+	return filepath.Join("..", "..", "..", "shared", "conformance", "empire")
+}
+
+// requireEmpire skips the test when the conformance data is not beside the
+// repository, saying where it looked.
+func requireEmpire(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(empireDir); err != nil {
+		t.Skipf("conformance data absent (%s; set TWINFRAME_CONFORMANCE): %v", empireDir, err)
+	}
+}
 
 func empireFiles(t *testing.T, sub string) []string {
 	t.Helper()
-	if _, err := os.Stat(empireDir); err != nil {
-		t.Skipf("conformance data absent (%s): %v", empireDir, err)
-	}
+	requireEmpire(t)
 	ents, err := os.ReadDir(filepath.Join(empireDir, sub))
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +196,7 @@ var isDump = []byte("XDUMP ")
 func newEmpire(t *testing.T) *empire {
 	t.Helper()
 	e := &empire{reg: NewRegistry(empireUIDs), rows: map[string]*[]rec{}, names: map[int]string{}, tweaked: map[string]bool{}}
+	requireEmpire(t)
 	dir := filepath.Join(empireDir, "version")
 	// The built-in meta table must read Empire's meta-meta dump.
 	mm := parseOne(t, e.reg, filepath.Join(dir, "032_Play0_xdump_meta_31.txt"), Viewer{Deity: true})
