@@ -343,3 +343,29 @@ func ExampleQuery_FindPath() {
 	// complete [[10 80] [40 20] [60 20] [90 80]]
 	// complete true [40 50]
 }
+
+func TestNearestWithRadius(t *testing.T) {
+	t.Parallel()
+	g := Geometry{Bounds: box100, Polygons: []Polygon{rect(Walkable, 0, 0, 100, 100), rect(Obstacle, 40, 40, 60, 60)}}
+	m := mustBuild(t, g)
+	q := NewQuery(m)
+	tests := []struct {
+		p    mgl32.Vec2
+		r    float32
+		want mgl32.Vec2
+	}{
+		{mgl32.Vec2{45, 50}, 1, mgl32.Vec2{39, 50}},
+		{mgl32.Vec2{50, 58}, 2, mgl32.Vec2{50, 62}},
+		{mgl32.Vec2{99.5, 50}, 1, mgl32.Vec2{99, 50}},
+		{mgl32.Vec2{10, 10}, 1, mgl32.Vec2{10, 10}},
+	}
+	for _, tc := range tests {
+		p, tri, ok := q.Nearest(tc.p, tc.r, 20, Walk)
+		if !ok || tri < 0 || !m.Contains(p, tc.r*0.999, Walk) || dist(p, tc.want) > 0.01 {
+			t.Errorf("Nearest(%v, %v) = %v %d %v, want %v", tc.p, tc.r, p, tri, ok, tc.want)
+		}
+	}
+	if _, _, ok := q.Nearest(mgl32.Vec2{50, 50}, 1, 5, Walk); ok {
+		t.Error("found a point beyond maxDist")
+	}
+}

@@ -1,6 +1,8 @@
 package navi
 
 import (
+	"slices"
+
 	"github.com/go-gl/mathgl/mgl32"
 )
 
@@ -227,12 +229,14 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 			if r == 0 {
 				return cp, t, true // on t's boundary at worst: still in t
 			}
-			{
-				// Step inward, away from the boundary that stopped us.
+			if cp != p {
+				// Off the walkable side: start r inside, away from p.
 				cp = madd(cp, normalize(sub(cp, p)), float32(r*1.001))
 			}
-			if tt := m.Locate(cp); tt >= 0 && m.Contains(cp, r, flags) && dist(cp, p) <= maxDist+r {
-				return cp, tt, true
+			if pp, ok := m.pushOut(t, cp, r, flags); ok && dist(pp, p) <= maxDist+r {
+				if tt := m.Locate(pp); tt >= 0 {
+					return pp, tt, true
+				}
 			}
 		}
 		for i := 0; i < 3; i++ {
@@ -246,6 +250,64 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 		}
 	}
 	return mgl32.Vec2{}, -1, false
+}
+
+// pushOut moves p (near triangle hint) away from the blocking edges closer
+// than r, a few times, and reports whether the disc then fits.
+func (m *Mesh) pushOut(hint int32, p mgl32.Vec2, r float32, flags Flags) (mgl32.Vec2, bool) {
+	for iter := 0; iter < 6; iter++ {
+		if m.Contains(p, float32(r*0.9995), flags) {
+			return p, true
+		}
+		t := m.locateFrom(hint, p)
+		b, n, found := m.nearestBlocking(t, p, r, flags)
+		if !found {
+			return p, false
+		}
+		d := sub(p, b)
+		dir := normalize(d)
+		if dir == (mgl32.Vec2{}) {
+			dir = n
+		}
+		p = madd(b, dir, float32(r*1.001))
+	}
+	return p, m.Contains(p, float32(r*0.9995), flags)
+}
+
+// nearestBlocking finds the point of a blocking edge closest to p within r
+// (breadth-first from t, bounded) and that edge's inward normal.
+func (m *Mesh) nearestBlocking(t int32, p mgl32.Vec2, r float32, flags Flags) (mgl32.Vec2, mgl32.Vec2, bool) {
+	if t < 0 {
+		return mgl32.Vec2{}, mgl32.Vec2{}, false
+	}
+	rr := float32(r * r)
+	var buf [96]int32
+	seen := append(buf[:0], t)
+	best, bestN, bestD := mgl32.Vec2{}, mgl32.Vec2{}, rr
+	found := false
+	for h := 0; h < len(seen); h++ {
+		tr := &m.tris[seen[h]]
+		for i := 0; i < 3; i++ {
+			a, b := m.verts[tr.V[i]], m.verts[tr.V[next(i)]]
+			c := closestOnSegment(p, a, b)
+			d2 := dot(sub(p, c), sub(p, c))
+			if d2 >= rr {
+				continue
+			}
+			if m.blocks(seen[h], i, flags) {
+				if d2 < bestD || !found {
+					e := normalize(sub(b, a))
+					best, bestN, bestD, found = c, mgl32.Vec2{-e[1], e[0]}, d2, true
+				}
+				continue
+			}
+			u := tr.N[i]
+			if len(seen) < len(buf) && !slices.Contains(seen, u) {
+				seen = append(seen, u)
+			}
+		}
+	}
+	return best, bestN, found
 }
 
 func (q *Query) maxNodes() int {
