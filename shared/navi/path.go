@@ -84,8 +84,12 @@ const snapDistance = 64
 // straightened by a funnel whose portals are shrunk by r at obstacle
 // corners; each corner where the path turns around an obstacle vertex is
 // then moved to the mitred offset of that vertex (r from both legs' lines,
-// at most 3r from the vertex) when the agent fits there. Corners therefore
-// keep r from walls, and legs keep r except past very sharp turns.
+// at most 3r from the vertex) when the agent fits there, and a corner that
+// still touches a wall is pushed off it. Corners therefore keep r from
+// walls; legs keep r except past very sharp turns or where a leg between
+// two moved corners passes a third obstacle (TestPathClearanceRandom
+// measures this: on random maps fewer than 1 path in 50 has a leg closer
+// than r/2).
 func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStatus {
 	m := q.m
 	path.Points = path.Points[:0]
@@ -371,6 +375,15 @@ func (m *Mesh) miter(pts []mgl32.Vec2, cv []int32, r float32) {
 		p := madd(V, n, float32(d*1.001))
 		if m.Contains(p, float32(r*0.999), Walk) {
 			pts[i] = p
+		}
+	}
+	// Corners still too close to a wall (the mitre did not fit, or the
+	// shrunk portal point is near another edge) are pushed off the walls.
+	for i := 1; i+1 < len(pts); i++ {
+		if !m.Contains(pts[i], float32(r*0.999), Walk) {
+			if p, ok := m.pushOut(m.Locate(pts[i]), pts[i], r, Walk); ok {
+				pts[i] = p
+			}
 		}
 	}
 }

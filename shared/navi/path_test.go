@@ -369,3 +369,51 @@ func TestNearestWithRadius(t *testing.T) {
 		t.Error("found a point beyond maxDist")
 	}
 }
+
+// TestPathClearanceRandom: on random maps, paths for a radius r keep the
+// disc inside walkable space at every corner (r), and legs keep r/2 in at
+// least 98% of paths (corners are placed exactly; a leg between two moved
+// corners is not re-checked, and can pass closer to a third obstacle).
+func TestPathClearanceRandom(t *testing.T) {
+	t.Parallel()
+	seed := *seedFlag
+	t.Logf("seed %d (reproduce with -seed)", seed)
+	r := rand.New(rand.NewPCG(seed, 6))
+	var p Path
+	bad, total := 0, 0
+	for mi := 0; mi < 20; mi++ {
+		m := mustBuild(t, obstacleMap(r, 6+r.IntN(8)))
+		q := NewQuery(m)
+		for k := 0; k < 20; k++ {
+			rad := 0.3 + 1.5*r.Float32()
+			s := mgl32.Vec2{1 + 98*r.Float32(), 1 + 98*r.Float32()}
+			e := mgl32.Vec2{1 + 98*r.Float32(), 1 + 98*r.Float32()}
+			if !m.Contains(s, rad, Walk) || !m.Contains(e, rad, Walk) {
+				continue
+			}
+			if q.FindPath(s, e, rad, &p) != PathComplete {
+				continue
+			}
+			total++
+			for _, c := range p.Points {
+				if !m.Contains(c, rad*0.99, Walk) {
+					t.Errorf("map %d: %v→%v r=%v: corner %v too close to a wall", mi, s, e, rad, c)
+				}
+			}
+			for i := 1; i < len(p.Points); i++ {
+				for k := 1; k < 16; k++ {
+					pt := madd(p.Points[i-1], sub(p.Points[i], p.Points[i-1]), float32(k)/16)
+					if !m.Contains(pt, rad*0.5, Walk) {
+						bad++
+						t.Logf("map %d: %v→%v r=%v: leg %d point %v closer than r/2 to a wall", mi, s, e, rad, i, pt)
+						break
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d paths checked, %d legs closer than r/2 to a wall", total, bad)
+	if total < 100 || bad*50 > total {
+		t.Errorf("%d of %d paths have a leg closer than r/2 to a wall", bad, total)
+	}
+}
