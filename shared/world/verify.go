@@ -61,21 +61,15 @@ func ids[R any](p *problems, table string, rows []R, limit int32, id func(*R) in
 	return ix
 }
 
-// names reports empty and repeated names (names are what other tables and commands
-// refer to rows by).
+// names reports names that other rows cannot refer to: empty, repeated, or not
+// written like a symbol of the config dialect.
 func names[R any](p *problems, table string, rows []R, name func(*R) string) {
 	seen := make(map[string]int, len(rows))
 	for i := range rows {
 		n := name(&rows[i])
-		if n == "" {
-			p.add(table, i, "empty name")
+		if !symbolName(n) {
+			p.add(table, i, "name %q is not a symbol (a letter or _, then letters, digits, _ and -; not nil)", n)
 			continue
-		}
-		for j := 0; j < len(n); j++ {
-			if c := n[j]; c <= ' ' || c > '~' || c == '"' || c == '#' || c == '(' || c == ')' || c == '<' || c == '>' || c == '=' {
-				p.add(table, i, "name %q is not an identifier", n)
-				break
-			}
 		}
 		if j, ok := seen[n]; ok {
 			p.add(table, i, "name %q already used by row %d", n, j)
@@ -83,6 +77,22 @@ func names[R any](p *problems, table string, rows []R, name func(*R) string) {
 		}
 		seen[n] = i
 	}
+}
+
+// symbolName reports whether a config file can name a row n: a letter or '_', then
+// letters, digits, '_' and '-', and not the word nil.
+func symbolName(n string) bool {
+	if n == "" || n == "nil" {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '-')) {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *World) verify(p *problems) *indexes {
