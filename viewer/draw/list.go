@@ -351,3 +351,8 @@ func (l *List) ScreenRect(x, y, w, h float32, c debugdraw.Color) {
 		vtx(x, y, col), vtx(x+w, y, col), vtx(x, y+h, col), vtx(x+w, y+h, col))
 	bt.Indices = append(bt.Indices, i, i+1, i+2, i+1, i+3, i+2)
 }
+
+// ScreenText keeps a label at screen position (x, y); MaxLabels does not apply.
+func (l *List) ScreenText(x, y float32, text string, c debugdraw.Color) {
+	l.labels = append(l.labels, Label{X: x, Y: y, Text: text, Color: c})
+}
