@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -341,7 +342,11 @@ func (r *Replica) login(m *pb.NetMessageLoginResult) {
 func (r *Replica) regionChange(now time.Duration, m *pb.NetMessageRegionChange) {
 	w, g, err := BuildWorld(m)
 	if err != nil {
-		r.fail(m, 0, errors.Unwrap(err), err.Error())
+		kind := ErrBadTables
+		if errors.Is(err, ErrHashMismatch) {
+			kind = ErrHashMismatch
+		}
+		r.fail(m, 0, kind, strings.TrimPrefix(err.Error(), kind.Error()+": "))
 		return
 	}
 	r.world, r.game, r.region = w, g, m.GetRegionId()
