@@ -32,7 +32,8 @@ type Mesh struct {
 	count  []content    // polygons of each kind covering each triangle
 	width  [][3]float32 // walking clearance through the corner at V[k]
 	elen   [][3]float32 // edge lengths
-	corner []bool       // vertex touches an edge that blocks walking
+	nav    []navTri
+	corner []bool // vertex touches an edge that blocks walking
 	grid   []int32
 	gridW  int
 	gridH  int

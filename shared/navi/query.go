@@ -25,6 +25,7 @@ type Query struct {
 	portals [][2]mgl32.Vec2
 	portalV [][2]int32 // mesh vertices of the portals' ends, -1 for start and end
 	cornerV []int32
+	cornerT []int32 // a corridor triangle next to each corner, a location hint
 	queue   []int32
 }
 
@@ -116,7 +117,11 @@ func (m *Mesh) Contains(p mgl32.Vec2, r float32, flags Flags) bool {
 	if !finite32(r) || r < 0 {
 		return false
 	}
-	t := m.Locate(p)
+	return m.containsFrom(m.Locate(p), p, r, flags)
+}
+
+// containsFrom is Contains for a p known to lie in triangle t.
+func (m *Mesh) containsFrom(t int32, p mgl32.Vec2, r float32, flags Flags) bool {
 	if t < 0 || m.tris[t].Flags&flags != flags {
 		return false
 	}
@@ -132,8 +137,9 @@ func (m *Mesh) Contains(p mgl32.Vec2, r float32, flags Flags) bool {
 		tr := &m.tris[seen[h]]
 		for i := 0; i < 3; i++ {
 			a, b := m.verts[tr.V[i]], m.verts[tr.V[next(i)]]
-			if segDist2(p, a, b) >= rr {
-				continue
+			if min(a[0], b[0])-p[0] >= r || p[0]-max(a[0], b[0]) >= r ||
+				min(a[1], b[1])-p[1] >= r || p[1]-max(a[1], b[1]) >= r || segDist2(p, a, b) >= rr {
+				continue // the box test skips most edges without a division
 			}
 			if m.blocks(seen[h], i, flags) {
 				return false
