@@ -70,9 +70,12 @@ func (p *Path) Length() float32 {
 	return l
 }
 
-// snapDistance is how far FindPath looks for walkable ground around an
-// unwalkable start or goal.
-const snapDistance = 64
+func (q *Query) snapDistance() float32 {
+	if q.SnapDistance > 0 {
+		return q.SnapDistance
+	}
+	return 64
+}
 
 // FindPath finds a path for a disc of radius r from start to goal over
 // Walk triangles and stores it in path (reusing its storage). It returns
@@ -102,7 +105,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 	}
 	ts := m.Locate(start)
 	if ts < 0 || m.tris[ts].Flags&Walk == 0 || !m.Contains(start, r, Walk) {
-		p, t, ok := q.Nearest(start, r, snapDistance, Walk)
+		p, t, ok := q.Nearest(start, r, q.snapDistance(), Walk)
 		if !ok {
 			path.Status = PathNoPath
 			return path.Status
@@ -111,7 +114,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 	}
 	tg := m.Locate(goal)
 	if tg < 0 || m.tris[tg].Flags&Walk == 0 || !m.Contains(goal, r, Walk) {
-		if p, t, ok := q.Nearest(goal, r, snapDistance, Walk); ok {
+		if p, t, ok := q.Nearest(goal, r, q.snapDistance(), Walk); ok {
 			goal, tg, path.GoalMoved = p, t, true
 		} else {
 			tg = -1 // unreachable: search for the closest point

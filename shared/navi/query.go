@@ -17,6 +17,9 @@ type Query struct {
 	MaxSearchNodes int
 	// MaxPathPoints caps the corners of a path (default 256).
 	MaxPathPoints int
+	// SnapDistance is how far FindPath looks for walkable ground around an
+	// unwalkable start or goal (default 64 world units).
+	SnapDistance float32
 
 	gen     uint32
 	stamp   []uint32 // == gen: node touched in this search
