@@ -1,8 +1,10 @@
 package replica_test
 
 import (
+	"math/rand/v2"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/replica/replicatest"
 )
@@ -72,4 +74,39 @@ func TestLateInputs(t *testing.T) {
 		t.Errorf("%d inputs pending", l.r.PendingInputs())
 	}
 	_ = replica.FieldPath
+}
+
+// Corrections are smoothed in what is drawn: the own avatar's drawn position never
+// jumps by more than a fraction of the correction, while the simulated state takes
+// the whole correction at once.
+func TestSmoothedCorrections(t *testing.T) {
+	t.Parallel()
+	l := newLink(t, &replicatest.Options{Seed: 6, IgnoreClientFrame: true, NoPopulation: true}, nil, 8, 8)
+	var prev mgl32.Vec2
+	var have bool
+	var maxJump float32
+	rng := rand.New(rand.NewPCG(6, 6))
+	l.run(t, 300*ticksPerFrame, func(l *link) {
+		if l.r.Ready() && l.tick%(25*ticksPerFrame) == 3 {
+			l.moveTo(t, randomPoint(rng, l.r.Game()))
+		}
+		for _, v := range l.r.View(l.now(), nil) {
+			if !v.Own {
+				continue
+			}
+			if have {
+				maxJump = max(maxJump, v.Pos.Sub(prev).Len())
+			}
+			prev, have = v.Pos, true
+		}
+	})
+	d := l.r.Drift()
+	t.Logf("corrections %d, largest %.3f m; largest drawn step %.3f m", d.Corrections, d.MaxCorrection, maxJump)
+	if d.MaxCorrection < 0.5 {
+		t.Fatalf("largest correction only %.3f m: nothing to smooth", d.MaxCorrection)
+	}
+	// A tick walks 7.5 cm at 6 m/s; a correction shows a fifth of itself per frame.
+	if limit := 0.075 + 0.25*d.MaxCorrection; maxJump > limit {
+		t.Errorf("drawn avatar jumped %.3f m (limit %.3f)", maxJump, limit)
+	}
 }

@@ -373,7 +373,11 @@ func (r *Replica) beginFrame(now time.Duration, m *pb.NetMessageServerFrame) {
 	r.stats.Packets++
 	r.frame = f
 	r.paused = m.GetPaused()
-	r.clock.Frame(now, f)
+	if r.paused {
+		r.clock.Paused(now, f)
+	} else {
+		r.clock.Frame(now, f)
+	}
 	if ack := m.GetLastInputSeq(); ack > r.lastAck {
 		r.lastAck = ack
 	}

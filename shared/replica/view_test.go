@@ -75,3 +75,31 @@ func TestClock(t *testing.T) {
 		t.Errorf("lead %v frames, want half the RTT (2+) plus 1", lead)
 	}
 }
+
+// A paused server: frames stop advancing, the estimate is pulled back to them, and
+// stale ping samples do not push it forward again.
+func TestClockFollowsPause(t *testing.T) {
+	var c Clock
+	for i := range 10 {
+		now := FrameDuration * 20 * time.Duration(i)
+		c.Pong(now, now+2*FrameDuration, 100+uint64(i)*20+1)
+		c.Frame(now+2*FrameDuration, 100+uint64(i)*20+1)
+	}
+	at := FrameDuration * 200
+	if got := c.ServerFrame(at); got < 299 || got > 303 {
+		t.Fatalf("estimate %v before the pause", got)
+	}
+	// Paused at frame 300 for 5 s; packets (frame 300) keep coming.
+	for i := range 100 {
+		now := at + FrameDuration*time.Duration(i)
+		c.Paused(now, 300)
+	}
+	end := at + 100*FrameDuration
+	if got := c.ServerFrame(end); got > 302.5 { // 300 + half the RTT + the frame since the last packet
+		t.Fatalf("estimate %v after a 5 s pause at frame 300", got)
+	}
+	c.Pong(end-2*FrameDuration, end, 300)
+	if got := c.ServerFrame(end); got > 302 {
+		t.Fatalf("estimate %v after a pong in the pause", got)
+	}
+}
