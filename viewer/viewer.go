@@ -148,7 +148,7 @@ func (g *Game) drawList(screen *ebiten.Image, list *draw.List) {
 		screen.DrawTriangles(g.verts, b.Indices, g.white, op)
 	}
 	for _, l := range list.Labels() {
-		ebitenutil.DebugPrintAt(screen, l.Text, int(l.X), int(l.Y)-16)
+		ebitenutil.DebugPrintAt(screen, l.Text, int(l.X), int(l.Y)-2) // the debug font has 2 px of leading
 	}
 }
 

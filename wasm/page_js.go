@@ -85,16 +85,20 @@ func publish(v *scene.View) func() {
 	fn("step", func([]js.Value) any { v.Do(scene.Step); return true })
 	fn("select", func(a []js.Value) any { v.Select(uint64(num(a, 0))); return true })
 	fn("follow", func(a []js.Value) any { v.SetFollow(len(a) == 0 || a[0].Truthy()); return true })
+	warn := func(err error) any {
+		js.Global().Get("console").Call("warn", "twinframe: "+err.Error())
+		return nil
+	}
 	fn("toggle", func(a []js.Value) any {
 		on, err := v.Toggle(str(a, 0))
 		if err != nil {
-			return js.Global().Get("Error").New(err.Error())
+			return warn(err) // null: no such overlay
 		}
 		return on
 	})
 	fn("setOverlay", func(a []js.Value) any {
 		if err := v.SetOverlay(str(a, 0), len(a) > 1 && a[1].Truthy()); err != nil {
-			return js.Global().Get("Error").New(err.Error())
+			return warn(err)
 		}
 		return true
 	})
@@ -127,7 +131,7 @@ func publish(v *scene.View) func() {
 		return out
 	})
 	fn("setNetwork", func([]js.Value) any {
-		return js.Global().Get("Error").New("network conditions apply to the networked mode only")
+		return "network conditions apply to the networked mode only"
 	})
 	names := []any{}
 	for _, o := range scene.AllOverlays() {

@@ -5,9 +5,10 @@
 // viewer.wasm and Go's wasm_exec.js are build products (make wasm), so the handler reads
 // them from a directory given at run time; a fresh clone therefore vets, tests and builds
 // without them, and the page says "run make wasm" when they are missing. The wasm is
-// served gzip-compressed (about a quarter of its size) to clients that accept it,
-// compressed once per file version and kept in memory, with X-Uncompressed-Length so the
-// page's progress bar can count the bytes it streams.
+// served gzip-compressed (about a quarter of its size) to clients that accept it: from a
+// viewer.wasm.gz beside it when one is as new, or else compressed in the background once
+// per file version and kept in memory (the raw file is served until that is ready), with
+// X-Uncompressed-Length so the page's progress bar can count the bytes it streams.
 package web
 
 import (
@@ -22,7 +23,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 )
 
 //go:embed static
@@ -57,6 +57,11 @@ func Handler(opt Options) http.Handler {
 		dir = "web"
 	}
 	h := &handler{dir: dir, files: http.FileServerFS(Static())}
+	// Start compressing the wasm now, so that the first page load gets it compressed.
+	path := filepath.Join(dir, WasmFile)
+	if st, err := os.Stat(path); err == nil {
+		h.compressed(path, st)
+	}
 	return h
 }
 
@@ -67,6 +72,7 @@ type handler struct {
 	mu   sync.Mutex
 	gz   []byte // the compressed wasm
 	gzOf string // the version (size and modification time) gz was made of
+	busy string // the version being compressed, or ""
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -108,23 +114,30 @@ func (h *handler) serveWasm(w http.ResponseWriter, r *http.Request) {
 		notBuilt(w, WasmFile, err)
 		return
 	}
+	w.Header().Set("X-Uncompressed-Length", strconv.FormatInt(st.Size(), 10))
+	w.Header().Set("Vary", "Accept-Encoding")
 	if !acceptsGzip(r) {
-		w.Header().Set("X-Uncompressed-Length", strconv.FormatInt(st.Size(), 10))
 		h.serveBuilt(w, r, WasmFile, "application/wasm")
 		return
 	}
-	gz, err := h.compressed(path, st)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+	// A viewer.wasm.gz at least as new as the wasm (a build step may write one) wins;
+	// then the in-memory copy; until that is ready, the raw file (never make a page wait
+	// for the compressor).
+	if gst, err := os.Stat(path + ".gz"); err == nil && !gst.ModTime().Before(st.ModTime()) {
+		w.Header().Set("Content-Encoding", "gzip")
+		h.serveBuilt(w, r, WasmFile+".gz", "application/wasm")
+		return
+	}
+	gz := h.compressed(path, st)
+	if gz == nil {
+		h.serveBuilt(w, r, WasmFile, "application/wasm")
 		return
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", "application/wasm")
 	hd.Set("Content-Encoding", "gzip")
-	hd.Set("Vary", "Accept-Encoding")
 	hd.Set("Cache-Control", "no-cache")
 	hd.Set("ETag", `"`+version(st)+`-gz"`)
-	hd.Set("X-Uncompressed-Length", strconv.FormatInt(st.Size(), 10))
 	http.ServeContent(w, r, "", st.ModTime(), bytes.NewReader(gz))
 }
 
@@ -132,14 +145,35 @@ func version(st os.FileInfo) string {
 	return strconv.FormatInt(st.Size(), 36) + "-" + strconv.FormatInt(st.ModTime().UnixNano(), 36)
 }
 
-// compressed returns the gzip of the wasm at path, compressing it when it changed.
-func (h *handler) compressed(path string, st os.FileInfo) ([]byte, error) {
+// compressed returns the gzip of the wasm at path if it is ready, and otherwise starts
+// compressing it in the background and returns nil.
+func (h *handler) compressed(path string, st os.FileInfo) []byte {
+	v := version(st)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	v := version(st)
 	if h.gz != nil && h.gzOf == v {
-		return h.gz, nil
+		return h.gz
 	}
+	if h.busy != v {
+		h.busy = v
+		go h.compress(path, v)
+	}
+	return nil
+}
+
+func (h *handler) compress(path, v string) {
+	gz, err := gzipFile(path)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.busy == v {
+		h.busy = ""
+	}
+	if err == nil {
+		h.gz, h.gzOf = gz, v
+	}
+}
+
+func gzipFile(path string) ([]byte, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -150,15 +184,13 @@ func (h *handler) compressed(path string, st os.FileInfo) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	zw.ModTime = time.Time{}
 	if _, err := zw.Write(raw); err != nil {
 		return nil, err
 	}
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	h.gz, h.gzOf = buf.Bytes(), v
-	return h.gz, nil
+	return buf.Bytes(), nil
 }
 
 func acceptsGzip(r *http.Request) bool {

@@ -46,7 +46,7 @@ type Snapshot struct {
 	FPS       float64    `json:"fps"`
 	Overlays  []string   `json:"overlays"`
 	Selected  uint64     `json:"selected"`
-	Follow    bool       `json:"follow"`
+	Follow    bool       `json:"following"`
 	Camera    [3]float32 `json:"camera"` // centre x, y and zoom (pixels per metre)
 	Triangles int        `json:"triangles"`
 	Ticks     uint64     `json:"ticks"` // frames drawn
@@ -380,7 +380,7 @@ func (v *View) graphLabel(s *Series, top, x, y float32) {
 		}
 		v.graphText[key.series] = text
 	}
-	v.list.ScreenText(x+4, y-14, text.text, debugdraw.White)
+	v.list.ScreenText(x+4, y-draw.LabelHeight-1, text.text, debugdraw.White)
 }
 
 type graphKey struct {

@@ -16,6 +16,10 @@
   // The wasm calls this when it cannot start (for example: no server, or a mode not built).
   window.twinframeError = showError;
 
+  // Milliseconds since navigation at each loading step, for tests and the curious.
+  const timings = window.twinframeTimings = {};
+  const mark = (name) => { timings[name] = Math.round(performance.now()); };
+
   function fmtBytes(n) { return (n / (1 << 20)).toFixed(1) + " MB"; }
 
   async function fetchWasm(url) {
@@ -43,10 +47,13 @@
 
   async function start() {
     if (typeof Go === "undefined") throw new Error("wasm_exec.js did not load: run `make wasm`");
+    mark("start");
     const bytes = await fetchWasm("viewer.wasm");
+    mark("fetched");
     $("progress-text").textContent = "starting…";
     const go = new Go();
     const { instance } = await WebAssembly.instantiate(bytes, go.importObject);
+    mark("instantiated");
     $("loading").hidden = true;
     go.run(instance).then(() => showError("the viewer exited"));
   }
@@ -68,7 +75,7 @@
     $("b-pause").onclick = () => tf.pause();
     $("b-step").onclick = () => tf.step();
     $("b-resume").onclick = () => tf.resume();
-    $("b-follow").onclick = () => tf.follow(!tf.follow);
+    $("b-follow").onclick = () => tf.follow(!tf.following);
     for (const id of ["n-latency", "n-jitter", "n-bandwidth"]) {
       const input = $(id);
       input.disabled = tf.mode !== "network";
@@ -76,7 +83,7 @@
         const out = input.parentElement.querySelector("output");
         out.textContent = id === "n-bandwidth" ? (input.value == 0 ? "∞" : input.value + " kB/s") : input.value + " ms";
         const r = tf.setNetwork({ latency: +$("n-latency").value, jitter: +$("n-jitter").value, bandwidth: +$("n-bandwidth").value * 1024 });
-        $("n-hint").textContent = r instanceof Error ? r.message : "";
+        $("n-hint").textContent = typeof r === "string" ? r : "";
       });
     }
     if (tf.mode !== "network") $("n-hint").textContent = "sandbox: no network to shape";
@@ -87,6 +94,7 @@
   function refresh() {
     const tf = window.twinframe;
     if (!tf || !tf.ready) return;
+    if (!timings.ready) mark("ready");
     if (!built) buildOverlays(tf);
     $("conn").textContent = tf.connected ? (tf.mode === "local" ? "sandbox" : "connected") : "disconnected";
     $("conn").className = "badge " + (tf.connected ? "on" : "off");
