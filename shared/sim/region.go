@@ -331,11 +331,6 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 	// start[c] .. start[c+1] is now cell c.
 }
 
-func (eg *entGrid) cell(x, y int32) []*Entity {
-	c := y*eg.nx + x
-	return eg.items[eg.start[c]:eg.start[c+1]]
-}
-
 // slot is an entity's position, radius and kind as the grid's sweeps read them; a mover
 // updates its slot when it moves, so later sweeps of the frame see where it is.
 type slot struct {
@@ -344,10 +339,17 @@ type slot struct {
 	blocking bool
 }
 
-// bounds returns the index range of cell (x, y) in items and slots.
-func (eg *entGrid) bounds(x, y int32) (int32, int32) {
-	c := y*eg.nx + x
-	return eg.start[c], eg.start[c+1]
+// rowBounds returns the index range in items and slots of cells x0..x1 of row y: the
+// cells of a row are contiguous.
+func (eg *entGrid) rowBounds(y, x0, x1 int32) (int32, int32) {
+	c := y * eg.nx
+	return eg.start[c+x0], eg.start[c+x1+1]
+}
+
+// row returns the entities of cells x0..x1 of row y.
+func (eg *entGrid) row(y, x0, x1 int32) []*Entity {
+	lo, hi := eg.rowBounds(y, x0, x1)
+	return eg.items[lo:hi]
 }
 
 // moved records e's new position in its slot.
