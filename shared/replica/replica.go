@@ -31,9 +31,16 @@ type Options struct {
 	// MaxPendingInputs caps the unacknowledged inputs (default 256).
 	MaxPendingInputs int
 	// PositionTolerance and YawTolerance are the disagreements, in quantization
-	// units per axis (1/8 m, 1/64 rad), that are measured but not corrected
-	// (default 1 each; negative: 0, correct every disagreement).
+	// units (1/8 m per axis, 1/64 rad), that are measured but not corrected
+	// (defaults 1 and 8; negative: 0, correct every disagreement). After a
+	// correction the avatar walks on from the quantized state, a sub-quantum off
+	// the server's exact one; its yaw, which follows its motion, may then differ by
+	// a few units without any effect on where it goes.
 	PositionTolerance, YawTolerance int
+	// Persist is how many consecutive frames a disagreement within the tolerance
+	// may last while the avatar rests before it is corrected anyway (default 10),
+	// so that a resting avatar ends exactly on the server's state.
+	Persist int
 	// Smoothing is the fraction of a visible correction left after each frame
 	// (default 0.8; 0 snaps).
 	Smoothing float32
@@ -70,9 +77,12 @@ func (o *Options) defaults() {
 		o.PositionTolerance = 1
 	}
 	if o.YawTolerance == 0 {
-		o.YawTolerance = 1
+		o.YawTolerance = 8
 	}
 	o.PositionTolerance, o.YawTolerance = max(o.PositionTolerance, 0), max(o.YawTolerance, 0)
+	if o.Persist <= 0 {
+		o.Persist = 10
+	}
 	if o.Smoothing == 0 {
 		o.Smoothing = 0.8
 	}
