@@ -173,6 +173,25 @@ func (m *Mesh) portal(t int32, i int, r float32) (l, rt mgl32.Vec2) {
 	return l, rt
 }
 
+// portalEdge is edge i of triangle t, a portal of a corridor (t = -1 for
+// the start and end points).
+type portalEdge struct {
+	t int32
+	i int8
+}
+
+// portalVertex returns the mesh vertex at the left or right end of a
+// portal, or -1 for the start and end points.
+func (m *Mesh) portalVertex(e portalEdge, left bool) int32 {
+	if e.t < 0 {
+		return -1
+	}
+	if left {
+		return m.tris[e.t].V[next(int(e.i))]
+	}
+	return m.tris[e.t].V[e.i]
+}
+
 // entryPoint is the point x of the portal (l, r) that minimises
 // |p x| + |x goal|: where the segment p→goal crosses the portal, or else
 // the better endpoint.
@@ -267,25 +286,22 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	m := q.m
 	c := path.Corridor
 	q.portals = append(q.portals[:0], [2]mgl32.Vec2{start, start})
-	q.portalV = append(q.portalV[:0], [2]int32{-1, -1})
+	q.portalE = append(q.portalE[:0], portalEdge{-1, 0})
 	for k := 0; k+1 < len(c); k++ {
-		i := -1
-		for e := 0; e < 3; e++ {
-			if m.tris[c[k]].N[e] == c[k+1] {
-				i = e
-				break
-			}
+		n := &m.nav[c[k]].n
+		i := 0
+		for i < 3 && n[i] != c[k+1] {
+			i++
 		}
-		if i < 0 {
+		if i == 3 {
 			break
 		}
 		l, rt := m.portal(c[k], i, r)
 		q.portals = append(q.portals, [2]mgl32.Vec2{l, rt})
-		tr := &m.tris[c[k]]
-		q.portalV = append(q.portalV, [2]int32{tr.V[next(i)], tr.V[i]})
+		q.portalE = append(q.portalE, portalEdge{c[k], int8(i)})
 	}
 	q.portals = append(q.portals, [2]mgl32.Vec2{end, end})
-	q.portalV = append(q.portalV, [2]int32{-1, -1})
+	q.portalE = append(q.portalE, portalEdge{-1, 0})
 	maxPts := q.MaxPathPoints
 	if maxPts <= 0 {
 		maxPts = 256
@@ -308,7 +324,7 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 				}
 				if left != pts[len(pts)-1] {
 					pts = append(pts, left)
-					cv = append(cv, q.portalV[leftI][0])
+					cv = append(cv, m.portalVertex(q.portalE[leftI], true))
 					ct = append(ct, c[max(leftI-1, 0)])
 				}
 				apex, apexI = left, leftI
@@ -327,7 +343,7 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 				}
 				if right != pts[len(pts)-1] {
 					pts = append(pts, right)
-					cv = append(cv, q.portalV[rightI][1])
+					cv = append(cv, m.portalVertex(q.portalE[rightI], false))
 					ct = append(ct, c[max(rightI-1, 0)])
 				}
 				apex, apexI = right, rightI

@@ -26,7 +26,7 @@ type Query struct {
 	nodes   []node
 	heap    []heapItem
 	portals [][2]mgl32.Vec2
-	portalV [][2]int32 // mesh vertices of the portals' ends, -1 for start and end
+	portalE []portalEdge
 	cornerV []int32
 	cornerT []int32 // a corridor triangle next to each corner, a location hint
 	queue   []int32
