@@ -182,6 +182,9 @@ func (n *Network) Update(now time.Duration) error {
 		if len(n.drifts) > 0 {
 			n.st.Drift = n.drifts[len(n.drifts)-1].PosError
 		}
+		d := r.Drift()
+		n.st.DriftMax, n.st.Corrections = d.MaxPosError, d.Corrections
+		n.st.RTT = float32(r.Clock().RTT().Seconds() * 1000)
 		n.rttSample(r.Clock().RTT())
 		for _, pr := range r.PowerResults() {
 			n.addLog(pr.Frame, fmt.Sprintf("bolt %d hit %d at (%.2f, %.2f)", pr.Projectile, pr.Target, pr.Point[0], pr.Point[1]))
