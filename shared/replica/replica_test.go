@@ -49,10 +49,10 @@ func walk(t *testing.T, l *link, seed uint64, frames int) {
 func TestPredictionExactWithoutLatency(t *testing.T) {
 	t.Parallel()
 	l := newLink(t, &replicatest.Options{Seed: 1}, nil, 0, 0)
-	walk(t, l, 7, 400)
+	walk(t, l, 7, 300)
 	d := l.r.Drift()
 	t.Logf("compared %d, mismatched %d, corrections %d, stats %+v", d.Compared, d.Mismatched, d.Corrections, l.r.Stats())
-	if d.Compared < 390 {
+	if d.Compared < 290 {
 		t.Errorf("only %d frames compared", d.Compared)
 	}
 	if d.Corrections != 0 || d.Mismatched != 0 || d.MaxPosError != 0 {
@@ -76,7 +76,7 @@ func TestPredictionWithLatency(t *testing.T) {
 	t.Parallel()
 	// 150 ms each way (12 ticks of 12.5 ms).
 	l := newLink(t, &replicatest.Options{Seed: 2}, nil, 12, 12)
-	walk(t, l, 8, 500)
+	walk(t, l, 8, 400)
 	d := l.r.Drift()
 	st := l.r.Stats()
 	t.Logf("rtt %v, compared %d, mismatched %d, corrections %d (max %.3f m), late inputs %d, rebases %d",
