@@ -192,41 +192,24 @@ func (m *Mesh) portalVertex(e portalEdge, left bool) int32 {
 	return m.tris[e.t].V[e.i]
 }
 
-// entryPoint is the point x of the portal (l, r) that minimises
-// |p x| + |x goal|: where the segment p→goal crosses the portal, or else
-// the better endpoint.
-func entryPoint(p, goal, l, r mgl32.Vec2) mgl32.Vec2 {
-	d := sub(goal, p)
-	e := sub(r, l)
-	den := cross(d, e)
-	if den != 0 {
-		u := cross(e, sub(p, l)) / den
-		if u >= 0 && u <= 1 {
-			// p and goal on either side of the portal's line: the sum is
-			// convex along the portal with its minimum at the crossing.
-			s := cross(d, sub(p, l)) / den
-			return madd(l, e, min(max(s, 0), 1))
-		}
-	}
-	if dist(p, l)+dist(l, goal) <= dist(p, r)+dist(r, goal) {
-		return l
-	}
-	return r
-}
-
 func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Path) (PathStatus, int32) {
 	m := q.m
 	q.next()
 	gen := q.gen
 	nodes := q.nodes
-	nodes[ts] = node{stamp: gen, parent: -1, entry: -1, pos: start}
+	nav := m.nav
+	gx, gy := goal[0], goal[1]
+	nodes[ts] = node{stamp: gen, parent: -1, entry: -1, pos: xy{start[0], start[1]}}
 	best, bestH := ts, dist(start, goal)
-	q.push(heapItem{bestH, 0, ts})
+	q.push(mkItem(bestH, 0, ts))
 	limit := q.maxNodes()
 	twoR := float32(2 * r)
+	// The vector arithmetic below is written out in float32 scalars (the
+	// same operations, in the same order, as sub, cross, madd, dist and
+	// entryPoint), which the compiler keeps in registers.
 	for len(q.heap) > 0 {
 		it := q.pop()
-		t := it.t
+		t := it.t()
 		nt := &nodes[t]
 		if it.g != nt.g {
 			continue // stale: t was reached more cheaply since
@@ -234,27 +217,31 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		if t == tg {
 			return PathComplete, t
 		}
-		if h := it.f - it.g; h < bestH {
+		if h := it.f() - it.g; h < bestH {
 			best, bestH = t, h
 		}
 		path.Expanded++
 		if path.Expanded > limit {
 			return PathSearchLimit, best
 		}
-		tr := &m.nav[t]
+		tr := &nav[t]
 		in := int(nt.entry)
+		px, py, pg := nt.pos.x, nt.pos.y, nt.g
 		for i := 0; i < 3; i++ {
-			u := tr.n[i]
-			if i == in || u < 0 || !m.nav[u].walk {
+			if i == in || tr.pass>>i&1 == 0 {
 				continue
 			}
+			u := tr.n[i]
 			nu := &nodes[u]
-			if nu.stamp == gen && nu.g <= nt.g {
+			if nu.stamp == gen && nu.g <= pg {
 				continue // cannot improve: the new g is at least nt.g
 			}
+			j := next(i)
+			lx, ly := tr.p[j][0], tr.p[j][1]
+			rx, ry := tr.p[i][0], tr.p[i][1]
 			if r > 0 {
 				if in < 0 {
-					if tr.corner>>i&1 != 0 && tr.corner>>next(i)&1 != 0 && tr.elen[i] < twoR {
+					if tr.corner>>i&1 != 0 && tr.corner>>j&1 != 0 && tr.elen[i] < twoR {
 						continue
 					}
 				} else {
@@ -266,15 +253,52 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 						continue
 					}
 				}
+				// The portal, shrunk by r at obstacle corners (see portal).
+				ex, ey := rx-lx, ry-ly
+				n := tr.elen[i]
+				s := float32(0.5)
+				if n > 0 {
+					s = min(r/n, 0.5)
+				}
+				if tr.corner>>j&1 != 0 {
+					lx, ly = lx+float32(ex*s), ly+float32(ey*s)
+				}
+				if tr.corner>>i&1 != 0 {
+					rx, ry = rx+float32(ex*-s), ry+float32(ey*-s)
+				}
 			}
-			l, rr := m.portal(t, i, r)
-			p := entryPoint(nt.pos, goal, l, rr)
-			g := nt.g + dist(nt.pos, p)
+			// p is the point of the portal (l, r) that minimises
+			// |pos p| + |p goal|: where the segment pos→goal crosses the
+			// portal, or else the better endpoint. (Where pos and goal lie
+			// on either side of the portal's line, the sum is convex along
+			// the portal with its minimum at the crossing.)
+			var p xy
+			dx, dy := gx-px, gy-py
+			ex, ey := rx-lx, ry-ly
+			den := float32(dx*ey) - float32(dy*ex)
+			crossed := false
+			if den != 0 {
+				plx, ply := px-lx, py-ly
+				if u := (float32(ex*ply) - float32(ey*plx)) / den; u >= 0 && u <= 1 {
+					s := (float32(dx*ply) - float32(dy*plx)) / den
+					s = min(max(s, 0), 1)
+					p = xy{lx + float32(ex*s), ly + float32(ey*s)}
+					crossed = true
+				}
+			}
+			if !crossed {
+				if dist2(px, py, lx, ly)+dist2(lx, ly, gx, gy) <= dist2(px, py, rx, ry)+dist2(rx, ry, gx, gy) {
+					p = xy{lx, ly}
+				} else {
+					p = xy{rx, ry}
+				}
+			}
+			g := pg + dist2(px, py, p.x, p.y)
 			if nu.stamp == gen && nu.g <= g {
 				continue
 			}
 			*nu = node{stamp: gen, g: g, parent: t, entry: int8(tr.back >> (2 * i) & 3), pos: p}
-			q.push(heapItem{g + dist(p, goal), g, u})
+			q.push(mkItem(g+dist2(p.x, p.y, gx, gy), g, u))
 		}
 	}
 	return PathPartial, best
