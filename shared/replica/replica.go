@@ -136,7 +136,8 @@ type Replica struct {
 	resync   error
 	stats    Stats
 	drift    driftLog
-	results  []sim.PowerResult
+	results  []sim.PowerResult // of the last packet
+	pending  []sim.PowerResult // since the last TakePowerResults
 	pred     predictor
 	unpacker *archive.Archive
 }
@@ -216,8 +217,21 @@ func (r *Replica) Drift() DriftStats { return r.drift.stats }
 // first, to dst.
 func (r *Replica) DriftLog(dst []DriftSample) []DriftSample { return r.drift.samples(dst) }
 
-// PowerResults returns the power results received with the last packet.
+// PowerResults returns the power results received with the last packet. A caller
+// that polls less often than packets arrive (or more often) should use
+// TakePowerResults, which neither loses nor repeats a result.
 func (r *Replica) PowerResults() []sim.PowerResult { return r.results }
+
+// maxPending caps the power results kept for TakePowerResults.
+const maxPending = 256
+
+// TakePowerResults appends the power results received since the last call
+// (at most the newest 256) to dst, oldest first, and forgets them.
+func (r *Replica) TakePowerResults(dst []sim.PowerResult) []sim.PowerResult {
+	dst = append(dst, r.pending...)
+	r.pending = r.pending[:0]
+	return dst
+}
 
 // ResyncReason returns the first inconsistency since the last Reset, or nil: when
 // it is not nil the client should get a fresh copy of the world (log in again).
@@ -530,6 +544,10 @@ func (r *Replica) powerResult(m *pb.NetMessagePowerResult) {
 	}
 	r.stats.PowerResults++
 	r.results = append(r.results, pr)
+	if len(r.pending) == maxPending {
+		r.pending = append(r.pending[:0], r.pending[1:]...)
+	}
+	r.pending = append(r.pending, pr)
 }
 
 // addSample records the entity's state at frame f for interpolation.

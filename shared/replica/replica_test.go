@@ -70,6 +70,15 @@ func TestPredictionExactWithoutLatency(t *testing.T) {
 	if l.r.PendingInputs() > 1 {
 		t.Errorf("%d inputs pending at the end", l.r.PendingInputs())
 	}
+	hits := l.r.TakePowerResults(nil)
+	if len(hits) != l.r.Stats().PowerResults || len(hits) == 0 || len(l.r.TakePowerResults(nil)) != 0 {
+		t.Errorf("took %d power results of %d", len(hits), l.r.Stats().PowerResults)
+	}
+	for _, h := range hits {
+		if h.Source != sim.EntityID(l.r.Player()) || h.Power != sim.PowerBolt {
+			t.Errorf("power result %+v", h)
+		}
+	}
 }
 
 func TestPredictionWithLatency(t *testing.T) {
