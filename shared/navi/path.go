@@ -151,24 +151,23 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 
 // portal returns the endpoints of edge i of t as seen when leaving t across
 // it (left, right), shrunk by r at obstacle corners.
-func (m *Mesh) portal(t int32, i int, r float32) (l, rt mgl32.Vec2) {
+func (m *Mesh) portal(t int32, i int, r float32) (l, rt xy) {
 	nt := &m.nav[t]
-	l, rt = nt.p[next(i)], nt.p[i]
+	j := next(i)
+	l, rt = xy{nt.p[j][0], nt.p[j][1]}, xy{nt.p[i][0], nt.p[i][1]}
 	if r > 0 {
-		e := sub(rt, l)
+		ex, ey := rt.x-l.x, rt.y-l.y
 		n := nt.elen[i]
 		s := float32(0.5)
 		if n > 0 {
 			s = min(r/n, 0.5)
 		}
-		ls, rs := l, rt
-		if nt.corner>>next(i)&1 != 0 {
-			ls = madd(l, e, s)
+		if nt.corner>>j&1 != 0 {
+			l = xy{l.x + float32(ex*s), l.y + float32(ey*s)}
 		}
 		if nt.corner>>i&1 != 0 {
-			rs = madd(rt, e, -s)
+			rt = xy{rt.x + float32(ex*-s), rt.y + float32(ey*-s)}
 		}
-		l, rt = ls, rs
 	}
 	return l, rt
 }
@@ -309,7 +308,8 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	m := q.m
 	c := path.Corridor
-	q.portals = append(q.portals[:0], [2]mgl32.Vec2{start, start})
+	s0, e0 := xy{start[0], start[1]}, xy{end[0], end[1]}
+	q.portals = append(q.portals[:0], portalPair{s0, s0})
 	q.portalE = append(q.portalE[:0], portalEdge{-1, 0})
 	for k := 0; k+1 < len(c); k++ {
 		n := &m.nav[c[k]].n
@@ -321,10 +321,10 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 			break
 		}
 		l, rt := m.portal(c[k], i, r)
-		q.portals = append(q.portals, [2]mgl32.Vec2{l, rt})
+		q.portals = append(q.portals, portalPair{l, rt})
 		q.portalE = append(q.portalE, portalEdge{c[k], int8(i)})
 	}
-	q.portals = append(q.portals, [2]mgl32.Vec2{end, end})
+	q.portals = append(q.portals, portalPair{e0, e0})
 	q.portalE = append(q.portalE, portalEdge{-1, 0})
 	maxPts := q.MaxPathPoints
 	if maxPts <= 0 {
@@ -334,20 +334,23 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	cv := append(q.cornerV[:0], -1)
 	ct := append(q.cornerT[:0], -1)
 	portals := q.portals
-	apex, left, right := start, start, start
+	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
+	apex, left, right := s0, s0, s0
+	last := s0 // the last point of pts
 	apexI, leftI, rightI := 0, 0, 0
 	for i, guard := 1, 0; i < len(portals) && guard < 4*len(portals)*len(portals)+16; i, guard = i+1, guard+1 {
-		pl, pr := portals[i][0], portals[i][1]
+		pl, pr := portals[i].l, portals[i].r
 		// Right side: narrow when pr is left of apex→right.
-		if cross(sub(right, apex), sub(pr, apex)) >= 0 {
-			if apex == right || cross(sub(left, apex), sub(pr, apex)) < 0 {
+		if crossOf(apex, right, pr) >= 0 {
+			if apex == right || crossOf(apex, left, pr) < 0 {
 				right, rightI = pr, i
 			} else {
 				if len(pts) >= maxPts {
 					break
 				}
-				if left != pts[len(pts)-1] {
-					pts = append(pts, left)
+				if left != last {
+					pts = append(pts, mgl32.Vec2{left.x, left.y})
+					last = left
 					cv = append(cv, m.portalVertex(q.portalE[leftI], true))
 					ct = append(ct, c[max(leftI-1, 0)])
 				}
@@ -358,15 +361,16 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 			}
 		}
 		// Left side: narrow when pl is right of apex→left.
-		if cross(sub(left, apex), sub(pl, apex)) <= 0 {
-			if apex == left || cross(sub(right, apex), sub(pl, apex)) > 0 {
+		if crossOf(apex, left, pl) <= 0 {
+			if apex == left || crossOf(apex, right, pl) > 0 {
 				left, leftI = pl, i
 			} else {
 				if len(pts) >= maxPts {
 					break
 				}
-				if right != pts[len(pts)-1] {
-					pts = append(pts, right)
+				if right != last {
+					pts = append(pts, mgl32.Vec2{right.x, right.y})
+					last = right
 					cv = append(cv, m.portalVertex(q.portalE[rightI], false))
 					ct = append(ct, c[max(rightI-1, 0)])
 				}
@@ -377,7 +381,7 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 			}
 		}
 	}
-	if pts[len(pts)-1] != end && len(pts) < maxPts+1 {
+	if last != e0 && len(pts) < maxPts+1 {
 		pts = append(pts, end)
 		cv = append(cv, -1)
 		ct = append(ct, -1)
@@ -387,6 +391,14 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 		m.miter(pts, cv, ct, r)
 	}
 	path.Points = pts
+}
+
+// portalPair is a portal of the funnel, seen from its entry side.
+type portalPair struct{ l, r xy }
+
+// crossOf is cross(sub(b, a), sub(p, a)) in scalars.
+func crossOf(a, b, p xy) float32 {
+	return float32((b.x-a.x)*(p.y-a.y)) - float32((b.y-a.y)*(p.x-a.x))
 }
 
 // miter moves each corner of the path that turns around an obstacle corner

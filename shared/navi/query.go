@@ -26,7 +26,7 @@ type Query struct {
 	stamp   []uint32 // == gen: node touched in this search
 	nodes   []node
 	heap    []heapItem
-	portals [][2]mgl32.Vec2
+	portals []portalPair
 	portalE []portalEdge
 	cornerV []int32
 	cornerT []int32 // a corridor triangle next to each corner, a location hint
