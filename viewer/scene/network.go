@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -12,9 +13,11 @@ import (
 	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/shared/debugdraw"
 	"github.com/twinframe/twinframe/shared/navi"
+	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/sim"
+	"google.golang.org/protobuf/proto"
 )
 
 // Reconnection back-off of the networked source.
@@ -63,6 +66,12 @@ type Network struct {
 	stats      client.Stats
 	statsAt    time.Duration
 	lastErr    string
+
+	// What the reader goroutine hands over (OnMessage): the server's latest debug
+	// draw (deity) and its error messages.
+	mu        sync.Mutex
+	serverDD  *pb.NetMessageDebugDraw
+	serverErr []string
 }
 
 type dialResult struct {
@@ -102,7 +111,8 @@ func (n *Network) dial() {
 	ctx, cancel := context.WithTimeout(context.Background(), DialTimeout)
 	n.cancel = cancel
 	up, down := n.opt.Net, n.opt.Net
-	opt := &client.Options{Name: n.opt.Name, DeityToken: n.opt.DeityToken, Up: &up, Down: &down}
+	opt := &client.Options{Name: n.opt.Name, DeityToken: n.opt.DeityToken, Up: &up, Down: &down, OnMessage: n.onMessage}
+	deity := n.opt.DeityToken != ""
 	go func() {
 		defer cancel()
 		c, err := client.Dial(ctx, n.opt.URL, opt)
@@ -110,6 +120,9 @@ func (n *Network) dial() {
 			if err = c.WaitReady(ctx); err != nil {
 				c.Close()
 				c = nil
+			} else if deity {
+				// The deity sees the server's own sweeps and contacts (Sweeps overlay).
+				c.Send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_DRAW_ON})
 			}
 		}
 		n.results <- dialResult{c, err}
@@ -193,6 +206,12 @@ func (n *Network) Update(now time.Duration) error {
 			n.st.Error = "replica: " + err.Error()
 		}
 	})
+	n.mu.Lock()
+	for _, e := range n.serverErr {
+		n.addLog(n.st.ServerFrame, e)
+	}
+	n.serverErr = n.serverErr[:0]
+	n.mu.Unlock()
 	for _, v := range n.views {
 		if v.Own {
 			n.st.Avatar = [2]float32{v.Pos[0], v.Pos[1]}
@@ -207,6 +226,20 @@ func (n *Network) Update(now time.Duration) error {
 		n.stats, n.statsAt = s, now
 	}
 	return nil
+}
+
+// onMessage runs on the client's reader goroutine.
+func (n *Network) onMessage(m proto.Message) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch m := m.(type) {
+	case *pb.NetMessageDebugDraw:
+		n.serverDD = m
+	case *pb.NetMessageError:
+		if len(n.serverErr) < 64 {
+			n.serverErr = append(n.serverErr, fmt.Sprintf("server: %v %s", m.Code, m.Text))
+		}
+	}
 }
 
 func (n *Network) rttSample(rtt time.Duration) {
@@ -268,6 +301,13 @@ func (n *Network) Draw(d debugdraw.Drawer, ov Overlay, selected uint64) {
 			}
 		}
 	})
+	if ov.Has(Sweeps) {
+		n.mu.Lock()
+		if n.serverDD != nil {
+			protocol.ReplayDraw(d, n.serverDD) // the server's sweeps and contacts (deity)
+		}
+		n.mu.Unlock()
+	}
 	for i := range n.views {
 		v := &n.views[i]
 		if ov.Has(Entities) {

@@ -2,13 +2,17 @@ package scene
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/client/clienttest"
 	"github.com/twinframe/twinframe/client/netsim"
+	"github.com/twinframe/twinframe/shared/debugdraw"
 	"github.com/twinframe/twinframe/shared/debugdraw/debugdrawtest"
+	"github.com/twinframe/twinframe/shared/protocol"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/replica/replicatest"
 )
@@ -83,6 +87,26 @@ func TestNetworkSource(t *testing.T) {
 	if n.Graphs()[1].Len() == 0 {
 		t.Error("no RTT samples")
 	}
+	// A deity's server-side debug draw shows with the sweeps; server errors reach the log.
+	count := func(ov Overlay) int {
+		var r debugdrawtest.Recorder
+		n.Draw(&r, ov, 0)
+		return len(r.Calls)
+	}
+	before := count(Sweeps)
+	var dd protocol.DrawRecorder
+	dd.Segment(mgl32.Vec2{1, 1}, mgl32.Vec2{5, 5}, debugdraw.Red)
+	dd.Circle(mgl32.Vec2{5, 5}, 1, debugdraw.Red, false)
+	n.onMessage(dd.Msg)
+	n.onMessage(&pb.NetMessageError{Text: "test error"})
+	if got := count(Sweeps); got != before+2 {
+		t.Errorf("server debug draw: %d primitives, want %d", got, before+2)
+	}
+	n.Update(time.Since(start))
+	if l := n.Log(); len(l) == 0 || !strings.Contains(l[len(l)-1].Text, "test error") {
+		t.Errorf("server error not logged: %v", l)
+	}
+
 	// Latency makes the authoritative state lag: the source keeps working.
 	if err := n.SetNet(netsim.Conditions{Latency: 60 * time.Millisecond}); err != nil {
 		t.Fatal(err)
