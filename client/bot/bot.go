@@ -8,7 +8,9 @@
 // boundaries it counts itself, so a run's inputs depend on the seed and the frame
 // count, not on timing. Checks read the replica's authoritative states (what the
 // server sent), not the drawn ones, so they judge the server and the prediction,
-// not the smoothing.
+// not the smoothing. A run faster than real time must give each client a clock
+// that follows the server (client.Options.Now returning the server's frame count
+// times replica.FrameDuration), since prediction runs ahead of that clock.
 package bot
 
 import (
@@ -94,9 +96,9 @@ func (b *Bot) Step() error {
 
 // Violation is something a check found wrong, at a server frame.
 type Violation struct {
-	Frame  uint64
-	Entity uint64
-	What   string
+	Frame  uint64 `json:"frame"`
+	Entity uint64 `json:"entity,omitempty"`
+	What   string `json:"what"`
 }
 
 func (v Violation) String() string {
@@ -147,4 +149,37 @@ func CheckDrift(c *client.Client, bound float32) []Violation {
 		}
 	})
 	return out
+}
+
+// Report is a bot's summary for the headless run's JSON report.
+type Report struct {
+	Player        uint64  `json:"player"`
+	Frames        int     `json:"frames"`
+	BytesIn       int64   `json:"bytesIn"`
+	BytesOut      int64   `json:"bytesOut"`
+	PacketsIn     int64   `json:"packetsIn"`
+	Compared      int     `json:"framesCompared"`
+	Mismatched    int     `json:"framesMismatched"`
+	Corrections   int     `json:"corrections"`
+	MaxCorrection float32 `json:"maxCorrectionM"`
+	MaxPosError   float32 `json:"maxPositionErrorM"`
+	MaxYawError   float32 `json:"maxYawErrorRad"`
+	LateInputs    int     `json:"lateInputs"`
+	RTTMillis     float64 `json:"rttMs"`
+	Errors        int     `json:"replicaErrors"`
+}
+
+// Report summarizes the bot's traffic and prediction drift.
+func (b *Bot) Report() Report {
+	st := b.C.Stats()
+	rep := Report{Frames: b.frame, BytesIn: st.BytesIn, BytesOut: st.BytesOut, PacketsIn: st.PacketsIn}
+	b.C.With(func(r *replica.Replica) {
+		d, rs := r.Drift(), r.Stats()
+		rep.Player = r.Player()
+		rep.Compared, rep.Mismatched, rep.Corrections = d.Compared, d.Mismatched, d.Corrections
+		rep.MaxCorrection, rep.MaxPosError, rep.MaxYawError = d.MaxCorrection, d.MaxPosError, d.MaxYawError
+		rep.LateInputs, rep.Errors = rs.LateInputs, rs.Errors
+		rep.RTTMillis = float64(r.Clock().RTT()) / 1e6
+	})
+	return rep
 }

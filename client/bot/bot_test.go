@@ -64,6 +64,9 @@ func TestBots(t *testing.T) {
 					}
 				}
 				for i, b := range bots {
+					if rep := b.Report(); rep.Frames != 200 || rep.BytesIn == 0 || rep.Compared < 150 || rep.Player == 0 {
+						t.Errorf("bot %d report %+v", i, rep)
+					}
 					var d replica.DriftStats
 					b.C.With(func(r *replica.Replica) { d = r.Drift() })
 					vs := bot.CheckDrift(b.C, tc.bound)
