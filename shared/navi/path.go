@@ -203,31 +203,51 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 	q.push(mkItem(bestH, 0, ts))
 	limit := q.maxNodes()
 	twoR := float32(2 * r)
+	expanded := 0
 	// The vector arithmetic below is written out in float32 scalars (the
 	// same operations, in the same order, as sub, cross, madd, dist and
 	// entryPoint), which the compiler keeps in registers.
-	for len(q.heap) > 0 {
-		it := q.pop()
+	// pend holds the smallest item of the last expansion while it is
+	// smaller than the heap's top: it would be popped next anyway, so it
+	// skips the heap (the order of expansions is unchanged).
+	var pend heapItem
+	hasPend := false
+	for hasPend || len(q.heap) > 0 {
+		var it heapItem
+		if hasPend {
+			it, hasPend = pend, false
+		} else {
+			it = q.pop()
+		}
 		t := it.t()
 		nt := &nodes[t]
 		if it.g != nt.g {
 			continue // stale: t was reached more cheaply since
 		}
 		if t == tg {
+			path.Expanded = expanded
 			return PathComplete, t
 		}
 		if h := it.f() - it.g; h < bestH {
 			best, bestH = t, h
 		}
-		path.Expanded++
-		if path.Expanded > limit {
+		expanded++
+		if expanded > limit {
+			path.Expanded = expanded
 			return PathSearchLimit, best
 		}
 		tr := &nav[t]
 		in := int(nt.entry)
 		px, py, pg := nt.pos.x, nt.pos.y, nt.g
-		for i := 0; i < 3; i++ {
-			if i == in || tr.pass>>i&1 == 0 {
+		// The exits: every edge from the start triangle, else the two
+		// edges other than the entry.
+		exits, nexits := [3]int8{0, 1, 2}, 3
+		if in >= 0 {
+			exits[0], exits[1], nexits = nextTab[in], prevTab[in], 2
+		}
+		for e := 0; e < nexits; e++ {
+			i := int(exits[e])
+			if tr.pass>>i&1 == 0 {
 				continue
 			}
 			u := tr.n[i]
@@ -235,7 +255,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			if nu.stamp == gen && nu.g <= pg {
 				continue // cannot improve: the new g is at least nt.g
 			}
-			j := next(i)
+			j := int(nextTab[i])
 			lx, ly := tr.p[j][0], tr.p[j][1]
 			rx, ry := tr.p[i][0], tr.p[i][1]
 			if r > 0 {
@@ -245,8 +265,8 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 					}
 				} else {
 					k := i // edges i and prev(i) meet at V[i]
-					if i != next(in) {
-						k = in
+					if e != 0 {
+						k = in // i == prev(in): edges in and i meet at V[in]
 					}
 					if tr.width[k] < twoR {
 						continue
@@ -257,7 +277,9 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				n := tr.elen[i]
 				s := float32(0.5)
 				if n > 0 {
-					s = min(r/n, 0.5)
+					if s = r / n; !(s <= 0.5) {
+						s = 0.5 // = min(r/n, 0.5): r/n is not NaN
+					}
 				}
 				if tr.corner>>j&1 != 0 {
 					lx, ly = lx+float32(ex*s), ly+float32(ey*s)
@@ -280,7 +302,12 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				plx, ply := px-lx, py-ly
 				if u := (float32(ex*ply) - float32(ey*plx)) / den; u >= 0 && u <= 1 {
 					s := (float32(dx*ply) - float32(dy*plx)) / den
-					s = min(max(s, 0), 1)
+					// = min(max(s, 0), 1), which also makes -0 +0.
+					if s <= 0 {
+						s = 0
+					} else if s > 1 {
+						s = 1
+					}
 					p = xy{lx + float32(ex*s), ly + float32(ey*s)}
 					crossed = true
 				}
@@ -297,9 +324,23 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				continue
 			}
 			*nu = node{stamp: gen, g: g, parent: t, entry: int8(tr.back >> (2 * i) & 3), pos: p}
-			q.push(mkItem(g+dist2(p.x, p.y, gx, gy), g, u))
+			ni := mkItem(g+dist2(p.x, p.y, gx, gy), g, u)
+			switch {
+			case !hasPend:
+				pend, hasPend = ni, true
+			case ni.key < pend.key:
+				q.push(pend)
+				pend = ni
+			default:
+				q.push(ni)
+			}
+		}
+		if hasPend && len(q.heap) > 0 && q.heap[0].key < pend.key {
+			q.push(pend)
+			hasPend = false
 		}
 	}
+	path.Expanded = expanded
 	return PathPartial, best
 }
 
