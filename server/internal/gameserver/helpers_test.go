@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ type testServer struct {
 
 // startServer starts a server on db (a new file in t.TempDir when empty) with cfg
 // adjusted by mod. The server stops at cleanup (or by stop).
-func startServer(t *testing.T, db string, mod func(*Config), mods ...func(*httptest.Server)) *testServer {
+func startServer(t testing.TB, db string, mod func(*Config), mods ...func(*httptest.Server)) *testServer {
 	t.Helper()
 	if db == "" {
 		db = filepath.Join(t.TempDir(), "test.db")
@@ -74,7 +75,7 @@ func startServer(t *testing.T, db string, mod func(*Config), mods ...func(*httpt
 }
 
 // stop shuts the server down and waits for it (idempotent).
-func (s *testServer) stop(t *testing.T) {
+func (s *testServer) stop(t testing.TB) {
 	t.Helper()
 	if s.cancel == nil {
 		return
@@ -93,7 +94,7 @@ func (s *testServer) stop(t *testing.T) {
 }
 
 // inLoop runs fn in the frame loop.
-func (s *testServer) inLoop(t *testing.T, fn func()) {
+func (s *testServer) inLoop(t testing.TB, fn func()) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -121,7 +122,8 @@ func checkLeaks(t *testing.T) {
 // client is a test client over a real websocket: a reader goroutine decodes each
 // packet into a slice of messages.
 type client struct {
-	t       *testing.T
+	t       testing.TB
+	bytes   atomic.Int64 // websocket message bytes received
 	conn    *websocket.Conn
 	packets chan []proto.Message
 	done    chan struct{}
@@ -134,7 +136,7 @@ type dialOpt struct {
 	noRead     bool
 }
 
-func dial(t *testing.T, url string, o dialOpt) *client {
+func dial(t testing.TB, url string, o dialOpt) *client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -173,6 +175,7 @@ func (c *client) read() {
 			c.err = err
 			return
 		}
+		c.bytes.Add(int64(len(b)))
 		if _, err := rd.Reset(b); err != nil {
 			c.err = err
 			return

@@ -17,11 +17,14 @@ import (
 // tracked is the replication state of one entity: the locomotion state every
 // client holding it has, and this frame's update.
 type tracked struct {
-	id     sim.EntityID
-	region int32
-	state  locomotion.State // last state replicated (absolute)
-	upd    locomotion.State // this frame's relative update
-	prox   []byte           // upd as a NetMessageLocomotionStateUpdate payload, Proximity policy
+	id      sim.EntityID
+	region  int32
+	state   locomotion.State // last state replicated (absolute)
+	upd     locomotion.State // this frame's relative update for everyone but the owner
+	prox    []byte           // upd as a NetMessageLocomotionStateUpdate payload, Proximity policy
+	own     locomotion.State // this frame's update for the owner: the difference from the last frame
+	shared  bool             // upd goes to clients other than the owner this frame
+	sentCmd uint64           // CommandFrame when upd was last shared (SparseUpdates)
 }
 
 type encodedResult struct {
@@ -70,7 +73,7 @@ func (s *Server) replicate(stepped bool) {
 		s.cands[e.Region()] = append(s.cands[e.Region()], replica.Candidate{ID: uint64(e.ID()), Pos: e.Pos()})
 		t := s.last[e.ID()]
 		if t == nil {
-			t = &tracked{id: e.ID(), region: e.Region()}
+			t = &tracked{id: e.ID(), region: e.Region(), sentCmd: e.CommandFrame()}
 			e.LocomotionState(&t.state, f)
 			s.last[e.ID()] = t
 			continue
@@ -88,13 +91,35 @@ func (s *Server) replicate(stepped bool) {
 			d.Fields&locomotion.Moving == t.state.Fields&locomotion.Moving {
 			continue
 		}
-		t.upd = d
-		t.upd.Path = slices.Clone(d.Path)
+		t.own = d
+		t.own.Path = slices.Clone(d.Path)
+		wasMoving := t.state.Fields&locomotion.Moving != 0
 		t.state.Path = append(t.state.Path[:0], s.scratch.Path...)
 		path := t.state.Path
 		t.state = s.scratch
 		t.state.Path = path
 		t.prox = nil
+		t.upd, t.shared = t.own, true
+		if s.cfg.SparseUpdates {
+			// Others get an update when the command changed, the entity started
+			// or stopped, or in its refresh slot: position, yaw and speed, plus
+			// the path when the command changed. Fields are absolute values, so
+			// a client whose create came later than the last update still ends
+			// up with the right state.
+			moving := s.scratch.Fields&locomotion.Moving != 0
+			cmd := e.CommandFrame() != t.sentCmd
+			t.shared = cmd || moving != wasMoving || (f+uint64(e.ID()))%s.cfg.RefreshFrames == 0
+			if t.shared {
+				t.upd = s.scratch
+				t.upd.Path = slices.Clone(s.scratch.Path)
+				t.upd.Fields = s.scratch.Fields | locomotion.Relative | locomotion.HasPosition | locomotion.HasYaw | locomotion.HasSpeed
+				if !cmd {
+					t.upd.Fields &^= locomotion.HasPath
+					t.upd.Path = nil
+				}
+				t.sentCmd = e.CommandFrame()
+			}
+		}
 		s.updates = append(s.updates, t)
 	}
 	s.replFrame = f
@@ -189,7 +214,10 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 			continue
 		}
 		if t.id == c.avatar {
-			changes = append(changes, s.locoPayload(&t.upd, archive.Proximity|archive.Owner))
+			changes = append(changes, s.locoPayload(&t.own, archive.Proximity|archive.Owner))
+			continue
+		}
+		if !t.shared {
 			continue
 		}
 		if t.prox == nil {

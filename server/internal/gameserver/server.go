@@ -53,6 +53,14 @@ type Config struct {
 	SaveEvery      time.Duration // periodic save of every avatar (5 min)
 	WriteTimeout   time.Duration // one websocket write (5 s)
 	LoginTimeout   time.Duration // from connect to login (10 s)
+	// SparseUpdates sends other entities' locomotion (Proximity policy) only when
+	// their command changed (new path, goal, stop or speed) and, staggered by id,
+	// once every RefreshFrames frames while they move, instead of every frame
+	// their position changes. The client must then walk remote entities along
+	// their replicated paths (replica does not yet: it holds the last state).
+	// A client's own avatar is always sent on every change.
+	SparseUpdates bool
+	RefreshFrames uint64 // (20)
 	// Clock is the frame loop's time source (wall clock: monotonic time since New).
 	Clock  frameclock.Clock
 	Logger *slog.Logger // (discard)
@@ -82,6 +90,7 @@ func (c *Config) defaults() error {
 	setDefault(&c.InboxSize, 64)
 	setDefault(&c.OutboxSize, 32)
 	setDefault(&c.MaxInputLead, 40)
+	setDefault(&c.RefreshFrames, 20)
 	setDefault(&c.SaveEvery, 5*time.Minute)
 	setDefault(&c.WriteTimeout, 5*time.Second)
 	setDefault(&c.LoginTimeout, 10*time.Second)
