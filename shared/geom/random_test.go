@@ -118,8 +118,9 @@ func (c sweepCase) check(n int, tol float64, ok bool, T float64, point, normal v
 		}
 	}
 	if l := vlen(rel); l > 100*tol && c.dist(centre) > 100*tol { // centre outside the obstacle
+		ntol := math.Max(1e-3, 2*tol/l) // the direction of rel is only known to about tol/l
 		for i := range 3 {
-			if math.Abs(rel[i]/l-normal[i]) > 1e-3 {
+			if math.Abs(rel[i]/l-normal[i]) > ntol {
 				return fmt.Errorf("normal %v, want %v", normal, vec{rel[0] / l, rel[1] / l, rel[2] / l})
 			}
 		}
@@ -344,6 +345,29 @@ func TestSweepCircleCapsuleRandom(t *testing.T) {
 			dist: func(p vec) float64 { return math.Max(0, refDistSegment(p, a64, b64)-kr) }}
 		if err := sc.check(subSteps, randomTol, ok, float64(h.T), f64(to3(h.Point)), f64(to3(h.Normal))); err != nil {
 			t.Fatalf("case %d: SweepCircleCapsule(%v, %v, %v) = %+v, %v: %v", i, c, motion, k, h, ok, err)
+		}
+	}
+}
+
+// TestSweepCircleSegmentWorldScale repeats the comparison far from the origin, where a
+// navmesh's edges live: coordinates around 4096 (float32 spacing 2^-11 ≈ 0.0005 there), long
+// edges and small radii. The tolerance is a few units of that spacing.
+func TestSweepCircleSegmentWorldScale(t *testing.T) {
+	seed := testSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 11))
+	const base = 4096
+	for i := range randomCases {
+		g := gen{rng: rng, snap: i%3 == 0}
+		off := mgl32.Vec2{base, base}
+		s := Segment{g.v2(-50, 50).Add(off), g.v2(-50, 50).Add(off)}
+		c := Circle{g.v2(-60, 60).Add(off), g.f(0, 1)}
+		motion := to2(g.motionToward(to3(c.Center), to3(axpy2(s.A, sub2(s.B, s.A), float32(rng.Float64()))), 2))
+		h, ok := SweepCircleSegment(c, motion, s)
+		a64, b64 := f64(to3(s.A)), f64(to3(s.B))
+		sc := sweepCase{o: f64(to3(c.Center)), d: f64(to3(motion)), r: float64(c.Radius),
+			dist: func(p vec) float64 { return refDistSegment(p, a64, b64) }}
+		if err := sc.check(subSteps, 4e-3, ok, float64(h.T), f64(to3(h.Point)), f64(to3(h.Normal))); err != nil {
+			t.Fatalf("case %d: SweepCircleSegment(%v, %v, %v) = %+v, %v: %v", i, c, motion, s, h, ok, err)
 		}
 	}
 }

@@ -138,7 +138,8 @@ func SweepSphereSphere(s Sphere, motion mgl32.Vec3, other Sphere) (Hit3, bool) {
 // SweepCircleAABB moves c by motion and reports when it first touches the solid rectangle b:
 // the 2D form of SweepSphereAABB. In 2D a corner region needs only the disc around its
 // corner: a path leaving the corner region toward a side crosses that disc first. Overlapping
-// starts and invalid input are handled as in SweepSphereAABB.
+// starts, a zero radius (a point against the open rectangle) and invalid input are handled
+// as in SweepSphereAABB.
 func SweepCircleAABB(c Circle, motion mgl32.Vec2, b AABB) (Hit, bool) {
 	if !finite2(c.Center) || !validRadius(c.Radius) || !finite2(motion) || !b.Valid() {
 		return Hit{}, false

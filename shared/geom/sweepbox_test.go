@@ -137,7 +137,7 @@ func TestSweepSphereAABBMinkowski(t *testing.T) {
 		g := gen{rng: rng, snap: i%3 == 0}
 		lo, size := g.v3(-2, 2), g.v3(0, 3)
 		b := AABB3{lo, lo.Add(size)}
-		s := Sphere{g.v3(-8, 8), g.f(0.1, 2)}
+		s := Sphere{g.v3(-8, 8), max(g.f(0.25, 2), 0.25)} // r = 0 is the open-box special case
 		aim := corner3(b, rng.IntN(8))
 		motion := g.motionToward(s.Center, aim, 1+float64(s.Radius))
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -247,4 +248,53 @@ func checkConstraints(t testing.TB, g Geometry, m *Mesh, tol float32) {
 			}
 		}
 	}
+}
+
+func TestBuildSteinerLimit(t *testing.T) {
+	t.Parallel()
+	// Ten horizontal and ten vertical thin obstacles: 100 crossings.
+	g := Geometry{Bounds: box100}
+	for i := 0; i < 10; i++ {
+		x := float32(5 + 9*i)
+		g.Polygons = append(g.Polygons, rect(Obstacle, x, 1, x+1, 99), rect(Obstacle, 1, x, 99, x+1))
+	}
+	if _, err := Build(g, &Options{MaxSteinerPoints: 20}); !errors.Is(err, ErrTooComplex) {
+		t.Errorf("err = %v, want ErrTooComplex", err)
+	}
+	m := mustBuild(t, g)
+	if m.FlagsAt(mgl32.Vec2{5.5, 50}) != 0 || m.FlagsAt(mgl32.Vec2{10, 10})&Sight == 0 {
+		t.Error("flags wrong on the grid")
+	}
+}
+
+func TestLocateMatchesScan(t *testing.T) {
+	t.Parallel()
+	m := benchMesh()
+	r := rand.New(rand.NewPCG(*seedFlag, 5))
+	for i := 0; i < 2000; i++ {
+		p := mgl32.Vec2{r.Float32() * 3000, r.Float32() * 3000}
+		got, want := m.Locate(p), m.scan(p)
+		if got != want && !m.onTriangle(got, p) {
+			t.Fatalf("Locate(%v) = %d, scan finds %d", p, got, want)
+		}
+	}
+	for _, p := range []mgl32.Vec2{{-1, 0}, {0, 3000.5}, {float32(math.NaN()), 1}} {
+		if m.Locate(p) != -1 {
+			t.Errorf("Locate(%v) found a triangle", p)
+		}
+	}
+}
+
+// onTriangle reports whether p lies in the closed triangle t.
+func (m *Mesh) onTriangle(t int32, p mgl32.Vec2) bool {
+	if t < 0 {
+		return false
+	}
+	tr := &m.tris[t]
+	for i := 0; i < 3; i++ {
+		if orient(v64(m.verts[tr.V[i]]), v64(m.verts[tr.V[next(i)]]), v64(p)) < 0 {
+			return false
+		}
+	}
+	return true
 }

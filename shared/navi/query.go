@@ -1,6 +1,8 @@
 package navi
 
 import (
+	"slices"
+
 	"github.com/go-gl/mathgl/mgl32"
 )
 
@@ -15,6 +17,9 @@ type Query struct {
 	MaxSearchNodes int
 	// MaxPathPoints caps the corners of a path (default 256).
 	MaxPathPoints int
+	// SnapDistance is how far FindPath looks for walkable ground around an
+	// unwalkable start or goal (default 64 world units).
+	SnapDistance float32
 
 	gen     uint32
 	stamp   []uint32 // == gen: node touched in this search
@@ -23,6 +28,7 @@ type Query struct {
 	portals [][2]mgl32.Vec2
 	portalV [][2]int32 // mesh vertices of the portals' ends, -1 for start and end
 	cornerV []int32
+	cornerT []int32 // a corridor triangle next to each corner, a location hint
 	queue   []int32
 }
 
@@ -114,7 +120,11 @@ func (m *Mesh) Contains(p mgl32.Vec2, r float32, flags Flags) bool {
 	if !finite32(r) || r < 0 {
 		return false
 	}
-	t := m.Locate(p)
+	return m.containsFrom(m.Locate(p), p, r, flags)
+}
+
+// containsFrom is Contains for a p known to lie in triangle t.
+func (m *Mesh) containsFrom(t int32, p mgl32.Vec2, r float32, flags Flags) bool {
 	if t < 0 || m.tris[t].Flags&flags != flags {
 		return false
 	}
@@ -130,8 +140,9 @@ func (m *Mesh) Contains(p mgl32.Vec2, r float32, flags Flags) bool {
 		tr := &m.tris[seen[h]]
 		for i := 0; i < 3; i++ {
 			a, b := m.verts[tr.V[i]], m.verts[tr.V[next(i)]]
-			if segDist2(p, a, b) >= rr {
-				continue
+			if min(a[0], b[0])-p[0] >= r || p[0]-max(a[0], b[0]) >= r ||
+				min(a[1], b[1])-p[1] >= r || p[1]-max(a[1], b[1]) >= r || segDist2(p, a, b) >= rr {
+				continue // the box test skips most edges without a division
 			}
 			if m.blocks(seen[h], i, flags) {
 				return false
@@ -227,12 +238,14 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 			if r == 0 {
 				return cp, t, true // on t's boundary at worst: still in t
 			}
-			{
-				// Step inward, away from the boundary that stopped us.
+			if cp != p {
+				// Off the walkable side: start r inside, away from p.
 				cp = madd(cp, normalize(sub(cp, p)), float32(r*1.001))
 			}
-			if tt := m.Locate(cp); tt >= 0 && m.Contains(cp, r, flags) && dist(cp, p) <= maxDist+r {
-				return cp, tt, true
+			if pp, ok := m.pushOut(t, cp, r, flags); ok && dist(pp, p) <= maxDist+r {
+				if tt := m.Locate(pp); tt >= 0 {
+					return pp, tt, true
+				}
 			}
 		}
 		for i := 0; i < 3; i++ {
@@ -246,6 +259,64 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 		}
 	}
 	return mgl32.Vec2{}, -1, false
+}
+
+// pushOut moves p (near triangle hint) away from the blocking edges closer
+// than r, a few times, and reports whether the disc then fits.
+func (m *Mesh) pushOut(hint int32, p mgl32.Vec2, r float32, flags Flags) (mgl32.Vec2, bool) {
+	for iter := 0; iter < 6; iter++ {
+		if m.Contains(p, float32(r*0.9995), flags) {
+			return p, true
+		}
+		t := m.locateFrom(hint, p)
+		b, n, found := m.nearestBlocking(t, p, r, flags)
+		if !found {
+			return p, false
+		}
+		d := sub(p, b)
+		dir := normalize(d)
+		if dir == (mgl32.Vec2{}) {
+			dir = n
+		}
+		p = madd(b, dir, float32(r*1.001))
+	}
+	return p, m.Contains(p, float32(r*0.9995), flags)
+}
+
+// nearestBlocking finds the point of a blocking edge closest to p within r
+// (breadth-first from t, bounded) and that edge's inward normal.
+func (m *Mesh) nearestBlocking(t int32, p mgl32.Vec2, r float32, flags Flags) (mgl32.Vec2, mgl32.Vec2, bool) {
+	if t < 0 {
+		return mgl32.Vec2{}, mgl32.Vec2{}, false
+	}
+	rr := float32(r * r)
+	var buf [96]int32
+	seen := append(buf[:0], t)
+	best, bestN, bestD := mgl32.Vec2{}, mgl32.Vec2{}, rr
+	found := false
+	for h := 0; h < len(seen); h++ {
+		tr := &m.tris[seen[h]]
+		for i := 0; i < 3; i++ {
+			a, b := m.verts[tr.V[i]], m.verts[tr.V[next(i)]]
+			c := closestOnSegment(p, a, b)
+			d2 := dot(sub(p, c), sub(p, c))
+			if d2 >= rr {
+				continue
+			}
+			if m.blocks(seen[h], i, flags) {
+				if d2 < bestD || !found {
+					e := normalize(sub(b, a))
+					best, bestN, bestD, found = c, mgl32.Vec2{-e[1], e[0]}, d2, true
+				}
+				continue
+			}
+			u := tr.N[i]
+			if len(seen) < len(buf) && !slices.Contains(seen, u) {
+				seen = append(seen, u)
+			}
+		}
+	}
+	return best, bestN, found
 }
 
 func (q *Query) maxNodes() int {

@@ -99,15 +99,15 @@ func (m *Mesh) settle(from, p, n mgl32.Vec2, r float32, flags Flags) mgl32.Vec2 
 	return madd(from, d, lo)
 }
 
-// locateFrom locates p by walking from t (falling back to Locate).
+// locateFrom locates p by walking from t (falling back to Locate); -1
+// when p is outside the mesh.
 func (m *Mesh) locateFrom(t int32, p mgl32.Vec2) int32 {
-	if r := m.walkTo(t, p, 64); r >= 0 {
-		return r
+	if t >= 0 {
+		if r := m.walkTo(t, p, 64); r >= 0 {
+			return r
+		}
 	}
-	if r := m.Locate(p); r >= 0 {
-		return r
-	}
-	return t
+	return m.Locate(p)
 }
 
 // sweepOnce visits the triangles the swept disc can reach (breadth-first

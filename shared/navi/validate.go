@@ -20,6 +20,9 @@ func Validate(m *Mesh) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
 	}
+	if m == nil {
+		return fail("nil mesh")
+	}
 	nv := int32(len(m.verts))
 	bd := m.bounds
 	for i, v := range m.verts {

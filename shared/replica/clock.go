@@ -43,6 +43,11 @@ func (c *Clock) Pong(sent, now time.Duration, serverFrame uint64) {
 	}
 	server := time.Duration(serverFrame)*FrameDuration + FrameDuration/2
 	s := clockSample{rtt: rtt, offset: server - (sent + rtt/2)}
+	if c.synced && c.n > 0 && s.offset < c.offset-rtt/2-2*FrameDuration {
+		// The server lost time (a pause we did not see, or a dropped backlog): the
+		// older samples describe a clock that no longer exists.
+		c.n, c.next = 0, 0
+	}
 	c.samples[c.next] = s
 	c.next = (c.next + 1) % clockSamples
 	c.n = min(c.n+1, clockSamples)
@@ -52,8 +57,8 @@ func (c *Clock) Pong(sent, now time.Duration, serverFrame uint64) {
 		c.srtt += (rtt - c.srtt) / 8
 	}
 	c.synced, c.anchor = true, false
-	best := c.samples[0]
-	for _, s := range c.samples[1:c.n] {
+	best := c.samples[(c.next+clockSamples-1)%clockSamples]
+	for _, s := range c.samples[:c.n] {
 		if s.rtt < best.rtt {
 			best = s
 		}
@@ -62,8 +67,9 @@ func (c *Clock) Pong(sent, now time.Duration, serverFrame uint64) {
 }
 
 // Frame records that the packet of server frame f was received at now. Before any
-// pong it anchors the clock; afterwards it only moves the estimate forward when the
-// server is evidently ahead of it (a frame received before the estimate reached it).
+// pong it anchors the clock; afterwards it only moves the estimate forward, when
+// the server is evidently ahead of it (a frame received before the estimate
+// reached it). Late packets (a stalled link) never pull it back.
 func (c *Clock) Frame(now time.Duration, f uint64) {
 	t := time.Duration(f) * FrameDuration
 	if !c.synced && !c.anchor {
@@ -73,6 +79,15 @@ func (c *Clock) Frame(now time.Duration, f uint64) {
 	if now+c.offset < t {
 		c.offset = t - now
 	}
+}
+
+// Paused records that the server said it is paused at frame f: its clock stands
+// still, so the estimate is pinned to f plus the one-way delay and the ping
+// samples taken before are dropped.
+func (c *Clock) Paused(now time.Duration, f uint64) {
+	c.offset = time.Duration(f)*FrameDuration + c.srtt/2 - now
+	c.n, c.next = 0, 0
+	c.anchor = c.anchor || !c.synced
 }
 
 // Synced reports whether at least one pong was recorded.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -341,7 +342,11 @@ func (r *Replica) login(m *pb.NetMessageLoginResult) {
 func (r *Replica) regionChange(now time.Duration, m *pb.NetMessageRegionChange) {
 	w, g, err := BuildWorld(m)
 	if err != nil {
-		r.fail(m, 0, errors.Unwrap(err), err.Error())
+		kind := ErrBadTables
+		if errors.Is(err, ErrHashMismatch) {
+			kind = ErrHashMismatch
+		}
+		r.fail(m, 0, kind, strings.TrimPrefix(err.Error(), kind.Error()+": "))
 		return
 	}
 	r.world, r.game, r.region = w, g, m.GetRegionId()
@@ -368,7 +373,11 @@ func (r *Replica) beginFrame(now time.Duration, m *pb.NetMessageServerFrame) {
 	r.stats.Packets++
 	r.frame = f
 	r.paused = m.GetPaused()
-	r.clock.Frame(now, f)
+	if r.paused {
+		r.clock.Paused(now, f)
+	} else {
+		r.clock.Frame(now, f)
+	}
 	if ack := m.GetLastInputSeq(); ack > r.lastAck {
 		r.lastAck = ack
 	}

@@ -49,10 +49,10 @@ func walk(t *testing.T, l *link, seed uint64, frames int) {
 func TestPredictionExactWithoutLatency(t *testing.T) {
 	t.Parallel()
 	l := newLink(t, &replicatest.Options{Seed: 1}, nil, 0, 0)
-	walk(t, l, 7, 600)
+	walk(t, l, 7, 400)
 	d := l.r.Drift()
 	t.Logf("compared %d, mismatched %d, corrections %d, stats %+v", d.Compared, d.Mismatched, d.Corrections, l.r.Stats())
-	if d.Compared < 550 {
+	if d.Compared < 390 {
 		t.Errorf("only %d frames compared", d.Compared)
 	}
 	if d.Corrections != 0 || d.Mismatched != 0 || d.MaxPosError != 0 {
@@ -76,7 +76,7 @@ func TestPredictionWithLatency(t *testing.T) {
 	t.Parallel()
 	// 150 ms each way (12 ticks of 12.5 ms).
 	l := newLink(t, &replicatest.Options{Seed: 2}, nil, 12, 12)
-	walk(t, l, 8, 1200)
+	walk(t, l, 8, 500)
 	d := l.r.Drift()
 	st := l.r.Stats()
 	t.Logf("rtt %v, compared %d, mismatched %d, corrections %d (max %.3f m), late inputs %d, rebases %d",
@@ -98,14 +98,19 @@ func TestReconciliationAfterLateInputs(t *testing.T) {
 	t.Parallel()
 	// The server ignores the client frame: every input applies early (as soon as it
 	// arrives), so every move is mispredicted and corrected.
-	l := newLink(t, &replicatest.Options{Seed: 3, IgnoreClientFrame: true}, nil, 8, 8)
-	walk(t, l, 9, 600)
+	l := newLink(t, &replicatest.Options{Seed: 3, IgnoreClientFrame: true, NoPopulation: true}, nil, 8, 8)
+	walk(t, l, 9, 300)
 	d := l.r.Drift()
 	if d.Corrections == 0 {
 		t.Fatalf("no corrections although inputs apply at other frames: %+v", d)
 	}
-	// Once idle, the avatar converges on the server's state exactly.
-	l.run(t, 10*20*ticksPerFrame, nil)
+	// Once it stops, the avatar converges on the server's state exactly.
+	stop, err := l.r.Stop(l.now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.send(stop)
+	l.run(t, 3*20*ticksPerFrame, nil)
 	own, _ := l.r.State(l.r.Player())
 	srv := l.srv.Game.Entity(l.c.Avatar)
 	if dd := srv.Pos().Sub(mgl32.Vec2{own.Position[0], own.Position[1]}); dd.Len() > 0.125*1.5 {

@@ -76,6 +76,7 @@ type Entity struct {
 	from     mgl32.Vec2 // position before this frame's physics
 	planNext int32      // corner index reached if the motion is not blocked
 	grid     int32      // cell in the region's entity grid
+	slot     int32      // index in the grid's items
 	sweep    Sweep
 	hasSweep bool
 }

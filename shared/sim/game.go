@@ -197,6 +197,9 @@ func (g *Game) fromProto(pr *world.Prototype, region int32, pos mgl32.Vec2, yaw 
 		speed: min(pr.Speed, MaxSpeed), collision: Collision(pr.Collision), flags: pr.Flags,
 		owner: -1, population: -1,
 	}
+	if e.speed > 0 && pr.Flags&world.FlagStatic == 0 {
+		e.loco.path = make([]mgl32.Vec2, 0, 8) // most paths fit: no growth while walking
+	}
 	e.footprint = pr.Flags&world.FlagStatic != 0 && pr.Collision == world.Blocking && pr.Footprint >= 0
 	return e
 }
@@ -350,4 +353,17 @@ func (g *Game) rebuildWakes() {
 			*s = append(*s, e.id)
 		}
 	}
+}
+
+// AppendChanged appends to dst the ids of the entities whose replicated state changed
+// in frame (ChangedFrame() == frame), in id order, and returns the extended slice. After
+// a Step, AppendChanged(buf[:0], g.Frame()) lists the entities a server sends
+// locomotion updates for.
+func (g *Game) AppendChanged(dst []EntityID, frame uint64) []EntityID {
+	for _, e := range g.ents {
+		if e.changed == frame && !e.dead {
+			dst = append(dst, e.id)
+		}
+	}
+	return dst
 }

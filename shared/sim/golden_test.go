@@ -93,6 +93,8 @@ func TestGoldenHash(t *testing.T) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if strings.TrimSpace(got) != strings.TrimSpace(string(want)) {
-		t.Errorf("state after %d frames:\n got %s want %s", frames, got, want)
+		t.Errorf("state after %d frames:\n got %s want %s"+
+			"(paths come from navi and the world from shared/world: a change there changes the hash too; "+
+			"check that native, GOAMD64=v3 and wasm agree, then rerun with -update)", frames, got, want)
 	}
 }

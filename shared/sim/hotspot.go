@@ -94,16 +94,15 @@ func (g *Game) updateHotspots() {
 			for hi := range r.areas[ai].hotspots {
 				h := &r.areas[ai].hotspots[hi]
 				cur := h.next[:0]
-				x0, y0, x1, y1 := eg.span(sub2(h.center, mgl32.Vec2{h.radius, h.radius}), add2(h.center, mgl32.Vec2{h.radius, h.radius}))
+				reach := h.radius + g.maxMotion // grid cells are from the start of the frame
+				x0, y0, x1, y1 := eg.span(sub2(h.center, vec(reach)), add2(h.center, vec(reach)))
 				for y := y0; y <= y1; y++ {
-					for x := x0; x <= x1; x++ {
-						for _, e := range eg.cell(x, y) {
-							if e.dead || e.flags&world.FlagStatic != 0 {
-								continue
-							}
-							if lenSq2(sub2(e.pos, h.center)) < float32(h.radius*h.radius) {
-								cur = append(cur, e.id)
-							}
+					for _, e := range eg.row(y, x0, x1) {
+						if e.dead || e.flags&world.FlagStatic != 0 {
+							continue
+						}
+						if lenSq2(sub2(e.pos, h.center)) < float32(h.radius*h.radius) {
+							cur = append(cur, e.id)
 						}
 					}
 				}

@@ -58,14 +58,12 @@ func (g *Game) CheckInvariants() error {
 			reach := e.radius + eg.maxR
 			x0, y0, x1, y1 := eg.span(sub2(e.pos, vec(reach)), add2(e.pos, vec(reach)))
 			for y := y0; y <= y1; y++ {
-				for x := x0; x <= x1; x++ {
-					for _, o := range eg.cell(x, y) {
-						if o.id <= e.id || o.collision != Blocking {
-							continue
-						}
-						if d := dist2(e.pos, o.pos); d < e.radius+o.radius-OverlapTolerance {
-							add("blocking entities %d and %d overlap by %g m", e.id, o.id, e.radius+o.radius-d)
-						}
+				for _, o := range eg.row(y, x0, x1) {
+					if o.id <= e.id || o.collision != Blocking {
+						continue
+					}
+					if d := dist2(e.pos, o.pos); d < e.radius+o.radius-OverlapTolerance {
+						add("blocking entities %d and %d overlap by %g m", e.id, o.id, e.radius+o.radius-d)
 					}
 				}
 			}

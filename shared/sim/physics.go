@@ -154,6 +154,7 @@ func (g *Game) moveEntity(r *Region, e *Entity) {
 		target = start
 	}
 	e.pos = target
+	r.grid.moved(e)
 	sw.End = target
 	e.sweep, e.hasSweep = sw, true
 }
@@ -167,32 +168,42 @@ func (g *Game) sweepEntities(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hi
 	eg := &r.grid
 	// Entities sit in the cell of their position at the start of the frame and have
 	// moved at most maxMotion since.
-	reach := e.radius + eg.maxR + g.maxMotion
+	reach := e.radius + eg.maxB + g.maxMotion
 	end := add2(start, m)
-	lo := mgl32.Vec2{min(start[0], end[0]) - reach, min(start[1], end[1]) - reach}
-	hi := mgl32.Vec2{max(start[0], end[0]) + reach, max(start[1], end[1]) + reach}
-	x0, y0, x1, y1 := eg.span(lo, hi)
+	mlo := mgl32.Vec2{min(start[0], end[0]), min(start[1], end[1])}
+	mhi := mgl32.Vec2{max(start[0], end[0]), max(start[1], end[1])}
+	x0, y0, x1, y1 := eg.span(sub2(mlo, vec(reach)), add2(mhi, vec(reach)))
 	c := geom.Circle{Center: start, Radius: e.radius}
+	mm := lenSq2(m)
 	var best geom.Hit
 	var hit *Entity
 	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			for _, o := range eg.cell(x, y) {
-				if o == e || o.collision != Blocking || o.dead {
-					continue
-				}
-				rr := e.radius + o.radius
-				if o.pos[0]+rr < min(start[0], end[0]) || o.pos[0]-rr > max(start[0], end[0]) ||
-					o.pos[1]+rr < min(start[1], end[1]) || o.pos[1]-rr > max(start[1], end[1]) {
-					continue
-				}
-				h, ok := geom.SweepCircleCircle(c, m, geom.Circle{Center: o.pos, Radius: o.radius})
-				if !ok || dot2(h.Normal, m) >= 0 {
-					continue
-				}
-				if hit == nil || h.T < best.T || (h.T == best.T && o.id < hit.id) {
-					best, hit = h, o
-				}
+		lo, hi := eg.rowBounds(y, x0, x1)
+		for i := lo; i < hi; i++ {
+			s := &eg.slots[i]
+			if !s.blocking || i == e.slot {
+				continue
+			}
+			rr := e.radius + s.r
+			if s.pos[0]+rr < mlo[0] || s.pos[0]-rr > mhi[0] || s.pos[1]+rr < mlo[1] || s.pos[1]-rr > mhi[1] {
+				continue
+			}
+			// The motion's closest approach to the other centre must come within rr.
+			d := sub2(s.pos, start)
+			t := min(max(dot2(d, m)/mm, 0), 1)
+			if lenSq2(sub2(d, scale2(m, t))) > float32(rr*rr) {
+				continue
+			}
+			o := eg.items[i]
+			if o.dead {
+				continue
+			}
+			h, ok := geom.SweepCircleCircle(c, m, geom.Circle{Center: s.pos, Radius: s.r})
+			if !ok || dot2(h.Normal, m) >= 0 {
+				continue
+			}
+			if hit == nil || h.T < best.T || (h.T == best.T && o.id < hit.id) {
+				best, hit = h, o
 			}
 		}
 	}
@@ -213,18 +224,16 @@ func (g *Game) moveProjectile(r *Region, e *Entity) {
 	x0, y0, x1, y1 := eg.span(mgl32.Vec2{min(start[0], end[0]) - reach, min(start[1], end[1]) - reach},
 		mgl32.Vec2{max(start[0], end[0]) + reach, max(start[1], end[1]) + reach})
 	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			for _, o := range eg.cell(x, y) {
-				if o.id == e.power.source || o.dead || o.collision == CollideNone {
-					continue
-				}
-				h, ok := geom.SweepCircleCircle(c, m, geom.Circle{Center: o.pos, Radius: o.radius})
-				if !ok {
-					continue
-				}
-				if (!hitWall && target == nil) || h.T < best.T || (h.T == best.T && target != nil && o.id < target.id) {
-					best, target, hitWall = h, o, false
-				}
+		for _, o := range eg.row(y, x0, x1) {
+			if o.id == e.power.source || o.dead || o.collision == CollideNone {
+				continue
+			}
+			h, ok := geom.SweepCircleCircle(c, m, geom.Circle{Center: o.pos, Radius: o.radius})
+			if !ok {
+				continue
+			}
+			if (!hitWall && target == nil) || h.T < best.T || (h.T == best.T && target != nil && o.id < target.id) {
+				best, target, hitWall = h, o, false
 			}
 		}
 	}
@@ -261,9 +270,8 @@ func (g *Game) moveProjectile(r *Region, e *Entity) {
 // CollideNone) from the final positions and emits begin and end events.
 func (g *Game) overlaps() {
 	cur := g.pairsNext[:0]
-	for _, r := range g.regions {
-		r.grid.build(g.ents, r.id)
-	}
+	// The grid still files entities under their cells at the start of the frame; they
+	// have moved at most maxMotion since, so queries reach that much further.
 	for _, e := range g.ents {
 		if e.dead || e.collision != Overlapping {
 			continue
@@ -273,24 +281,22 @@ func (g *Game) overlaps() {
 			continue
 		}
 		eg := &r.grid
-		reach := e.radius + eg.maxR
+		reach := e.radius + eg.maxR + g.maxMotion
 		x0, y0, x1, y1 := eg.span(mgl32.Vec2{e.pos[0] - reach, e.pos[1] - reach}, mgl32.Vec2{e.pos[0] + reach, e.pos[1] + reach})
 		for y := y0; y <= y1; y++ {
-			for x := x0; x <= x1; x++ {
-				for _, o := range eg.cell(x, y) {
-					if o == e || o.dead || (o.collision == Overlapping && o.id < e.id) {
-						continue
-					}
-					rr := e.radius + o.radius
-					if lenSq2(sub2(o.pos, e.pos)) >= float32(rr*rr) {
-						continue
-					}
-					p := pair{e.id, o.id}
-					if o.id < e.id {
-						p = pair{o.id, e.id}
-					}
-					cur = append(cur, p)
+			for _, o := range eg.row(y, x0, x1) {
+				if o == e || o.dead || (o.collision == Overlapping && o.id < e.id) {
+					continue
 				}
+				rr := e.radius + o.radius
+				if lenSq2(sub2(o.pos, e.pos)) >= float32(rr*rr) {
+					continue
+				}
+				p := pair{e.id, o.id}
+				if o.id < e.id {
+					p = pair{o.id, e.id}
+				}
+				cur = append(cur, p)
 			}
 		}
 	}

@@ -128,15 +128,13 @@ func (g *Game) blocked(r *Region, p mgl32.Vec2, rad float32, except EntityID) bo
 	reach := rad + eg.maxR + spawnGap
 	x0, y0, x1, y1 := eg.span(mgl32.Vec2{p[0] - reach, p[1] - reach}, mgl32.Vec2{p[0] + reach, p[1] + reach})
 	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			for _, o := range eg.cell(x, y) {
-				if o.dead || o.collision != Blocking || o.id == except {
-					continue
-				}
-				rr := rad + o.radius + Skin
-				if lenSq2(sub2(o.pos, p)) < float32(rr*rr) {
-					return true
-				}
+		for _, o := range eg.row(y, x0, x1) {
+			if o.dead || o.collision != Blocking || o.id == except {
+				continue
+			}
+			rr := rad + o.radius + Skin
+			if lenSq2(sub2(o.pos, p)) < float32(rr*rr) {
+				return true
 			}
 		}
 	}

@@ -104,7 +104,7 @@ func newRegion(w *world.World, wr *world.Region) (*Region, error) {
 		return nil, fmt.Errorf("%w: %d blackout zones in the mesh, %d markers", ErrWorld, len(ids), len(r.zones))
 	}
 	r.walls.build(m, 4)
-	r.grid.init(r.bounds, 2)
+	r.grid.init(r.bounds, 1)
 	return r, nil
 }
 
@@ -277,7 +277,9 @@ type entGrid struct {
 	cells
 	start []int32
 	items []*Entity
-	maxR  float32
+	slots []slot  // beside items: what the sweeps read, contiguous
+	maxR  float32 // largest radius in the grid
+	maxB  float32 // largest radius of a blocking entity
 }
 
 func (eg *entGrid) init(b navi.AABB, size float32) {
@@ -291,16 +293,19 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 	for i := range eg.start {
 		eg.start[i] = 0
 	}
-	eg.maxR = 0
+	eg.maxR, eg.maxB = 0, 0
 	n := 0
 	for _, e := range ents {
 		if e.dead || e.region != region || e.collision == CollideNone || e.footprint {
-			e.grid = -1
+			e.grid, e.slot = -1, -1
 			continue
 		}
 		e.grid = eg.cellOf(e.pos)
 		eg.start[e.grid+2]++
 		eg.maxR = max(eg.maxR, e.radius)
+		if e.collision == Blocking {
+			eg.maxB = max(eg.maxB, e.radius)
+		}
 		n++
 	}
 	nc := eg.nx * eg.ny
@@ -309,19 +314,47 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 	}
 	if cap(eg.items) < n {
 		eg.items = make([]*Entity, n, n+n/4)
+		eg.slots = make([]slot, n, n+n/4)
 	}
 	eg.items = eg.items[:n]
+	eg.slots = eg.slots[:n]
 	for _, e := range ents {
 		if e.grid < 0 || e.dead || e.region != region {
 			continue
 		}
-		eg.items[eg.start[e.grid+1]] = e
+		i := eg.start[e.grid+1]
+		eg.items[i] = e
+		eg.slots[i] = slot{pos: e.pos, r: e.radius, blocking: e.collision == Blocking}
+		e.slot = i
 		eg.start[e.grid+1]++
 	}
 	// start[c] .. start[c+1] is now cell c.
 }
 
-func (eg *entGrid) cell(x, y int32) []*Entity {
-	c := y*eg.nx + x
-	return eg.items[eg.start[c]:eg.start[c+1]]
+// slot is an entity's position, radius and kind as the grid's sweeps read them; a mover
+// updates its slot when it moves, so later sweeps of the frame see where it is.
+type slot struct {
+	pos      mgl32.Vec2
+	r        float32
+	blocking bool
+}
+
+// rowBounds returns the index range in items and slots of cells x0..x1 of row y: the
+// cells of a row are contiguous.
+func (eg *entGrid) rowBounds(y, x0, x1 int32) (int32, int32) {
+	c := y * eg.nx
+	return eg.start[c+x0], eg.start[c+x1+1]
+}
+
+// row returns the entities of cells x0..x1 of row y.
+func (eg *entGrid) row(y, x0, x1 int32) []*Entity {
+	lo, hi := eg.rowBounds(y, x0, x1)
+	return eg.items[lo:hi]
+}
+
+// moved records e's new position in its slot.
+func (eg *entGrid) moved(e *Entity) {
+	if e.slot >= 0 && int(e.slot) < len(eg.slots) && eg.items[e.slot] == e {
+		eg.slots[e.slot].pos = e.pos
+	}
 }

@@ -62,7 +62,10 @@ func (c *Config) ChooseProp(m *Marker) (proto int32, ok bool) {
 			region = a.Region
 		}
 	}
-	cl := c.cellAt(region, m.Pos)
+	return choose(ps, c.cellAt(region, m.Pos), m)
+}
+
+func choose(ps *PropSet, cl *Cell, m *Marker) (proto int32, ok bool) {
 	if ps == nil || cl == nil {
 		return -1, false
 	}
@@ -84,6 +87,15 @@ func (c *Config) ChooseProp(m *Marker) (proto int32, ok bool) {
 	return -1, false // unreachable: r < total
 }
 
+// byID maps the ids of rows to the rows.
+func byID[R any](rows []R, id func(*R) int32) map[int32]*R {
+	m := make(map[int32]*R, len(rows))
+	for i := range rows {
+		m[id(&rows[i])] = &rows[i]
+	}
+	return m
+}
+
 // InitState replaces the state with the initial state of a verified configuration: one
 // static entity per prop marker, ids 1, 2, ... in marker order, at frame 0. Populations
 // are topped up by the simulation, not here. It checks that every prop a marker may
@@ -91,14 +103,9 @@ func (c *Config) ChooseProp(m *Marker) (proto int32, ok bool) {
 func (w *World) InitState() error {
 	p := &problems{w: w}
 	c := &w.Config
-	protos := make(map[int32]*Prototype, len(c.Prototypes))
-	for i := range c.Prototypes {
-		protos[c.Prototypes[i].ID] = &c.Prototypes[i]
-	}
-	areas := make(map[int32]*Area, len(c.Areas))
-	for i := range c.Areas {
-		areas[c.Areas[i].ID] = &c.Areas[i]
-	}
+	protos := byID(c.Prototypes, func(r *Prototype) int32 { return r.ID })
+	areas := byID(c.Areas, func(r *Area) int32 { return r.ID })
+	sets := byID(c.PropSets, func(r *PropSet) int32 { return r.ID })
 	var ents []Entity
 	for i := range c.Markers {
 		m := &c.Markers[i]
@@ -110,26 +117,22 @@ func (w *World) InitState() error {
 			p.add("marker", i, "unknown area %d", m.Area)
 			continue
 		}
-		for _, ps := range c.PropSets {
-			if ps.ID != m.PropSet {
-				continue
-			}
-			for k := range PropSetSize {
-				if pr := protos[ps.Protos[k]]; pr != nil && ps.Weights[k] > 0 {
-					lo := m.Pos.Sub(mgl32.Vec2{pr.Radius, pr.Radius})
-					hi := m.Pos.Add(mgl32.Vec2{pr.Radius, pr.Radius})
-					if !inside(lo, ar.Min, ar.Max) || !inside(hi, ar.Min, ar.Max) {
-						p.add("marker", i, "prop %s (radius %g) would reach outside area %s", pr.Name, pr.Radius, ar.Name)
-					}
+		ps := sets[m.PropSet]
+		for k := 0; ps != nil && k < PropSetSize; k++ {
+			if pr := protos[ps.Protos[k]]; pr != nil && ps.Weights[k] > 0 {
+				lo := m.Pos.Sub(mgl32.Vec2{pr.Radius, pr.Radius})
+				hi := m.Pos.Add(mgl32.Vec2{pr.Radius, pr.Radius})
+				if !inside(lo, ar.Min, ar.Max) || !inside(hi, ar.Min, ar.Max) {
+					p.add("marker", i, "prop %s (radius %g) would reach outside area %s", pr.Name, pr.Radius, ar.Name)
 				}
 			}
 		}
-		id, ok := c.ChooseProp(m)
+		cl := c.cellAt(ar.Region, m.Pos)
+		id, ok := choose(ps, cl, m)
 		if !ok {
 			p.add("marker", i, "no prop to place (prop-set %d, or no cell at %v)", m.PropSet, m.Pos)
 			continue
 		}
-		cl := c.cellAt(ar.Region, m.Pos)
 		ents = append(ents, Entity{
 			ID:        int32(len(ents) + 1),
 			Prototype: id,
@@ -157,22 +160,14 @@ type Zone struct {
 
 // BlackoutZones returns the blackout markers of region's areas, in marker order.
 func (w *World) BlackoutZones(region int32) []Zone {
+	areas := byID(w.Areas, func(r *Area) int32 { return r.ID })
 	var zs []Zone
 	for _, m := range w.Markers {
-		if m.Kind == Blackout && w.areaRegion(m.Area) == region {
+		if a := areas[m.Area]; m.Kind == Blackout && a != nil && a.Region == region {
 			zs = append(zs, Zone{m.Pos, m.Radius})
 		}
 	}
 	return zs
-}
-
-func (w *World) areaRegion(area int32) int32 {
-	for _, a := range w.Areas {
-		if a.ID == area {
-			return a.Region
-		}
-	}
-	return -1
 }
 
 // source says where polygon i of a region's navi.Geometry comes from.
@@ -210,16 +205,14 @@ func (w *World) geometry(region int32) (navi.Geometry, []source, error) {
 		rings[v.Polygon] = append(rings[v.Polygon], v.Pos)
 	}
 	kinds := map[PolygonKind]navi.Kind{Walkable: navi.Walkable, Obstacle: navi.Obstacle, Hole: navi.Hole}
+	areas := byID(w.Areas, func(r *Area) int32 { return r.ID })
 	for _, pg := range w.Polygons {
-		if k, ok := kinds[pg.Kind]; ok && w.areaRegion(pg.Area) == region {
+		if k, ok := kinds[pg.Kind]; ok && areas[pg.Area] != nil && areas[pg.Area].Region == region {
 			g.Polygons = append(g.Polygons, navi.Polygon{Kind: k, Points: rings[pg.ID]})
 			srcs = append(srcs, source{pg.ID, -1})
 		}
 	}
-	protos := make(map[int32]*Prototype, len(w.Prototypes))
-	for i := range w.Prototypes {
-		protos[w.Prototypes[i].ID] = &w.Prototypes[i]
-	}
+	protos := byID(w.Prototypes, func(r *Prototype) int32 { return r.ID })
 	for _, e := range w.Entities {
 		pr := protos[e.Prototype]
 		if e.Region != region || pr == nil || pr.Footprint < 0 || pr.Collision != Blocking || pr.Flags&FlagStatic == 0 {

@@ -240,68 +240,82 @@ func vec2[R any](name string, p func(r *R) *mgl32.Vec2) xdump.Column[R] {
 	return xdump.Floats(name, 2, func(r *R) []float32 { return p(r)[:] })
 }
 
-// Limits on what a configuration may hold; the parser checks keys against them before
-// allocating.
+// Limits on what a configuration may hold: ids of each table lie in [0, limit), so a
+// table has at most limit rows. The parser checks them (Schema.MaxRows, Field ranges)
+// before allocating, and they bound the work Verify does on hostile input (a client
+// loads the tables its server sends).
 const (
-	maxIDs      = 1 << 20 // ids of configuration rows: 0 <= id < maxIDs
-	maxVertices = 1 << 12 // vertices of one polygon
+	maxRegions     = 1 << 8
+	maxCells       = 1 << 12
+	maxAreas       = 1 << 12
+	maxPolygons    = 1 << 16
+	maxVertexRows  = 1 << 18 // rows of the vertex table
+	maxVertices    = 1 << 9  // vertices of one polygon
+	maxMarkers     = 1 << 16
+	maxPrototypes  = 1 << 12
+	maxPropSets    = 1 << 12
+	maxPopulations = 1 << 12
 )
+
+// ref bounds a reference to a table with the given limit: -1 (none) or an id.
+func ref[R any](c xdump.Column[R], table string, limit int64) xdump.Column[R] {
+	return c.Ref(table).Range(-1, limit-1)
+}
 
 // tables returns the tables of c and s, in uid order.
 func tables(c *Config, s *State) []*xdump.Table {
-	const lo, hi = -1, maxIDs - 1 // bounds of a reference; -1 is the null key
 	return []*xdump.Table{
-		xdump.NewTable(xdump.Schema{UID: UIDRegion, Name: "region", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Regions,
+		xdump.NewTable(xdump.Schema{UID: UIDRegion, Name: "region", Key: xdump.KeyID, MaxRows: maxRegions}, &c.Regions,
 			xdump.Int("id", func(r *Region) *int32 { return &r.ID }).Ref("region"),
 			xdump.String("name", func(r *Region) *string { return &r.Name }),
 			vec2("min", func(r *Region) *mgl32.Vec2 { return &r.Min }),
 			vec2("max", func(r *Region) *mgl32.Vec2 { return &r.Max })),
-		xdump.NewTable(xdump.Schema{UID: UIDCell, Name: "cell", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Cells,
+		xdump.NewTable(xdump.Schema{UID: UIDCell, Name: "cell", Key: xdump.KeyID, MaxRows: maxCells}, &c.Cells,
 			xdump.Int("id", func(r *Cell) *int32 { return &r.ID }).Ref("cell"),
-			xdump.Int("region", func(r *Cell) *int32 { return &r.Region }).Ref("region").Range(lo, hi),
+			ref(xdump.Int("region", func(r *Cell) *int32 { return &r.Region }), "region", maxRegions),
 			vec2("min", func(r *Cell) *mgl32.Vec2 { return &r.Min }),
 			vec2("size", func(r *Cell) *mgl32.Vec2 { return &r.Size }),
 			xdump.Int("seed", func(r *Cell) *uint32 { return &r.Seed })),
-		xdump.NewTable(xdump.Schema{UID: UIDArea, Name: "area", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Areas,
+		xdump.NewTable(xdump.Schema{UID: UIDArea, Name: "area", Key: xdump.KeyID, MaxRows: maxAreas}, &c.Areas,
 			xdump.Int("id", func(r *Area) *int32 { return &r.ID }).Ref("area"),
 			xdump.String("name", func(r *Area) *string { return &r.Name }),
-			xdump.Int("region", func(r *Area) *int32 { return &r.Region }).Ref("region").Range(lo, hi),
+			ref(xdump.Int("region", func(r *Area) *int32 { return &r.Region }), "region", maxRegions),
 			vec2("min", func(r *Area) *mgl32.Vec2 { return &r.Min }),
 			vec2("max", func(r *Area) *mgl32.Vec2 { return &r.Max })),
-		xdump.NewTable(xdump.Schema{UID: UIDPolygon, Name: "polygon", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Polygons,
+		xdump.NewTable(xdump.Schema{UID: UIDPolygon, Name: "polygon", Key: xdump.KeyID, MaxRows: maxPolygons}, &c.Polygons,
 			xdump.Int("id", func(r *Polygon) *int32 { return &r.ID }).Ref("polygon"),
 			xdump.String("name", func(r *Polygon) *string { return &r.Name }),
-			xdump.Int("area", func(r *Polygon) *int32 { return &r.Area }).Ref("area").Range(lo, hi),
+			ref(xdump.Int("area", func(r *Polygon) *int32 { return &r.Area }), "area", maxAreas),
 			xdump.Int("kind", func(r *Polygon) *PolygonKind { return &r.Kind }).Ref("polygon-kind")),
-		xdump.NewTable(xdump.Schema{UID: UIDVertex, Name: "vertex", Key: xdump.KeyOrdered, Order: []string{"polygon", "seq"}}, &c.Vertices,
-			xdump.Int("polygon", func(r *Vertex) *int32 { return &r.Polygon }).Ref("polygon").Range(0, maxIDs-1),
+		xdump.NewTable(xdump.Schema{UID: UIDVertex, Name: "vertex", Key: xdump.KeyOrdered, Order: []string{"polygon", "seq"}, MaxRows: maxVertexRows}, &c.Vertices,
+			xdump.Int("polygon", func(r *Vertex) *int32 { return &r.Polygon }).Ref("polygon").Range(0, maxPolygons-1),
 			xdump.Int("seq", func(r *Vertex) *int32 { return &r.Seq }).Range(0, maxVertices-1),
 			vec2("pos", func(r *Vertex) *mgl32.Vec2 { return &r.Pos })),
-		xdump.NewTable(xdump.Schema{UID: UIDMarker, Name: "marker", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Markers,
+		xdump.NewTable(xdump.Schema{UID: UIDMarker, Name: "marker", Key: xdump.KeyID, MaxRows: maxMarkers}, &c.Markers,
 			xdump.Int("id", func(r *Marker) *int32 { return &r.ID }).Ref("marker"),
-			xdump.Int("area", func(r *Marker) *int32 { return &r.Area }).Ref("area").Range(lo, hi),
+			ref(xdump.Int("area", func(r *Marker) *int32 { return &r.Area }), "area", maxAreas),
 			xdump.Int("kind", func(r *Marker) *MarkerKind { return &r.Kind }).Ref("marker-kind"),
 			vec2("pos", func(r *Marker) *mgl32.Vec2 { return &r.Pos }),
 			xdump.Float("radius", func(r *Marker) *float32 { return &r.Radius }),
 			xdump.Int("rot", func(r *Marker) *int32 { return &r.Rot }).Range(0, 3),
-			xdump.Int("prop-set", func(r *Marker) *int32 { return &r.PropSet }).Ref("prop-set").Range(lo, hi)),
-		xdump.NewTable(xdump.Schema{UID: UIDPrototype, Name: "prototype", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Prototypes,
+			ref(xdump.Int("prop-set", func(r *Marker) *int32 { return &r.PropSet }), "prop-set", maxPropSets)),
+		xdump.NewTable(xdump.Schema{UID: UIDPrototype, Name: "prototype", Key: xdump.KeyID, MaxRows: maxPrototypes}, &c.Prototypes,
 			xdump.Int("id", func(r *Prototype) *int32 { return &r.ID }).Ref("prototype"),
 			xdump.String("name", func(r *Prototype) *string { return &r.Name }),
 			xdump.Float("radius", func(r *Prototype) *float32 { return &r.Radius }),
 			xdump.Float("speed", func(r *Prototype) *float32 { return &r.Speed }),
 			xdump.Int("collision", func(r *Prototype) *Collision { return &r.Collision }).Ref("collision"),
 			xdump.Int("flags", func(r *Prototype) *ProtoFlags { return &r.Flags }).BitsOf("proto-flags"),
-			xdump.Int("footprint", func(r *Prototype) *int32 { return &r.Footprint }).Ref("polygon").Range(lo, hi)),
-		xdump.NewTable(xdump.Schema{UID: UIDPropSet, Name: "prop-set", Key: xdump.KeyID, MaxRows: maxIDs}, &c.PropSets,
+			ref(xdump.Int("footprint", func(r *Prototype) *int32 { return &r.Footprint }), "polygon", maxPolygons)),
+		xdump.NewTable(xdump.Schema{UID: UIDPropSet, Name: "prop-set", Key: xdump.KeyID, MaxRows: maxPropSets}, &c.PropSets,
 			xdump.Int("id", func(r *PropSet) *int32 { return &r.ID }).Ref("prop-set"),
 			xdump.String("name", func(r *PropSet) *string { return &r.Name }),
-			xdump.Ints("proto", PropSetSize, func(r *PropSet) []int32 { return r.Protos[:] }).Ref("prototype").Range(lo, hi),
+			ref(xdump.Ints("proto", PropSetSize, func(r *PropSet) []int32 { return r.Protos[:] }), "prototype", maxPrototypes),
 			xdump.Ints("weight", PropSetSize, func(r *PropSet) []int32 { return r.Weights[:] }).Range(0, 1<<16)),
-		xdump.NewTable(xdump.Schema{UID: UIDPopulation, Name: "population", Key: xdump.KeyID, MaxRows: maxIDs}, &c.Populations,
+		xdump.NewTable(xdump.Schema{UID: UIDPopulation, Name: "population", Key: xdump.KeyID, MaxRows: maxPopulations}, &c.Populations,
 			xdump.Int("id", func(r *Population) *int32 { return &r.ID }).Ref("population"),
-			xdump.Int("area", func(r *Population) *int32 { return &r.Area }).Ref("area").Range(lo, hi),
-			xdump.Int("prototype", func(r *Population) *int32 { return &r.Prototype }).Ref("prototype").Range(lo, hi),
+			ref(xdump.Int("area", func(r *Population) *int32 { return &r.Area }), "area", maxAreas),
+			ref(xdump.Int("prototype", func(r *Population) *int32 { return &r.Prototype }), "prototype", maxPrototypes),
 			xdump.Float("density", func(r *Population) *float32 { return &r.Density })),
 
 		xdump.NewTable(xdump.Schema{UID: UIDEntity, Name: "entity", Key: xdump.KeyID}, &s.Entities,

@@ -44,14 +44,14 @@ func (w *World) Verify() error {
 	return p.err()
 }
 
-// ids indexes one table's id column, reporting negative and repeated ids.
-func ids[R any](p *problems, table string, rows []R, id func(*R) int32) index {
+// ids indexes one table's id column, reporting ids out of [0, limit) and repeated ids.
+func ids[R any](p *problems, table string, rows []R, limit int32, id func(*R) int32) index {
 	ix := make(index, len(rows))
 	for i := range rows {
 		v := id(&rows[i])
 		switch {
-		case v < 0 || v >= maxIDs:
-			p.add(table, i, "id %d out of range [0, %d)", v, maxIDs)
+		case v < 0 || v >= limit:
+			p.add(table, i, "id %d out of range [0, %d)", v, limit)
 		case ix.has(v):
 			p.add(table, i, "id %d already used by row %d", v, ix[v])
 		default:
@@ -61,21 +61,15 @@ func ids[R any](p *problems, table string, rows []R, id func(*R) int32) index {
 	return ix
 }
 
-// names reports empty and repeated names (names are what other tables and commands
-// refer to rows by).
+// names reports names that other rows cannot refer to: empty, repeated, or not
+// written like a symbol of the config dialect.
 func names[R any](p *problems, table string, rows []R, name func(*R) string) {
 	seen := make(map[string]int, len(rows))
 	for i := range rows {
 		n := name(&rows[i])
-		if n == "" {
-			p.add(table, i, "empty name")
+		if !symbolName(n) {
+			p.add(table, i, "name %q is not a symbol (a letter or _, then letters, digits, _ and -; not nil)", n)
 			continue
-		}
-		for j := 0; j < len(n); j++ {
-			if c := n[j]; c <= ' ' || c > '~' || c == '"' || c == '#' || c == '(' || c == ')' || c == '<' || c == '>' || c == '=' {
-				p.add(table, i, "name %q is not an identifier", n)
-				break
-			}
 		}
 		if j, ok := seen[n]; ok {
 			p.add(table, i, "name %q already used by row %d", n, j)
@@ -85,17 +79,33 @@ func names[R any](p *problems, table string, rows []R, name func(*R) string) {
 	}
 }
 
+// symbolName reports whether a config file can name a row n: a letter or '_', then
+// letters, digits, '_' and '-', and not the word nil.
+func symbolName(n string) bool {
+	if n == "" || n == "nil" {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '-')) {
+			return false
+		}
+	}
+	return true
+}
+
 func (w *World) verify(p *problems) *indexes {
 	c := &w.Config
 	ix := &indexes{
-		region:     ids(p, "region", c.Regions, func(r *Region) int32 { return r.ID }),
-		cell:       ids(p, "cell", c.Cells, func(r *Cell) int32 { return r.ID }),
-		area:       ids(p, "area", c.Areas, func(r *Area) int32 { return r.ID }),
-		polygon:    ids(p, "polygon", c.Polygons, func(r *Polygon) int32 { return r.ID }),
-		marker:     ids(p, "marker", c.Markers, func(r *Marker) int32 { return r.ID }),
-		proto:      ids(p, "prototype", c.Prototypes, func(r *Prototype) int32 { return r.ID }),
-		propSet:    ids(p, "prop-set", c.PropSets, func(r *PropSet) int32 { return r.ID }),
-		population: ids(p, "population", c.Populations, func(r *Population) int32 { return r.ID }),
+		region:     ids(p, "region", c.Regions, maxRegions, func(r *Region) int32 { return r.ID }),
+		cell:       ids(p, "cell", c.Cells, maxCells, func(r *Cell) int32 { return r.ID }),
+		area:       ids(p, "area", c.Areas, maxAreas, func(r *Area) int32 { return r.ID }),
+		polygon:    ids(p, "polygon", c.Polygons, maxPolygons, func(r *Polygon) int32 { return r.ID }),
+		marker:     ids(p, "marker", c.Markers, maxMarkers, func(r *Marker) int32 { return r.ID }),
+		proto:      ids(p, "prototype", c.Prototypes, maxPrototypes, func(r *Prototype) int32 { return r.ID }),
+		propSet:    ids(p, "prop-set", c.PropSets, maxPropSets, func(r *PropSet) int32 { return r.ID }),
+		population: ids(p, "population", c.Populations, maxPopulations, func(r *Population) int32 { return r.ID }),
 	}
 	names(p, "region", c.Regions, func(r *Region) string { return r.Name })
 	names(p, "area", c.Areas, func(r *Area) string { return r.Name })
@@ -201,6 +211,10 @@ func (w *World) verifyPolygons(p *problems, ix *indexes) {
 	}
 	// Vertices: in (polygon, seq) order, seq counting from 0.
 	ix.ring = make(map[int32][]int, len(c.Polygons))
+	if len(c.Vertices) > maxVertexRows {
+		p.add("vertex", maxVertexRows, "more than %d vertices", maxVertexRows)
+		return
+	}
 	for i, v := range c.Vertices {
 		if !ix.polygon.has(v.Polygon) {
 			p.add("vertex", i, "unknown polygon %d", v.Polygon)
@@ -217,6 +231,10 @@ func (w *World) verifyPolygons(p *problems, ix *indexes) {
 			}
 		}
 		ring := ix.ring[v.Polygon]
+		if len(ring) >= maxVertices {
+			p.add("vertex", i, "polygon %d has more than %d vertices", v.Polygon, maxVertices)
+			continue
+		}
 		if int(v.Seq) != len(ring) {
 			p.add("vertex", i, "polygon %d: seq %d, want %d (vertices of a polygon are listed together, counting from 0)", v.Polygon, v.Seq, len(ring))
 			continue

@@ -59,7 +59,7 @@ func TestLoadDefault(t *testing.T) {
 			continue
 		}
 		in := false
-		for _, z := range w.BlackoutZones(w.areaRegion(m.Area)) {
+		for _, z := range w.BlackoutZones(w.Areas[m.Area].Region) {
 			in = in || m.Pos.Sub(z.Center).Len() < z.Radius
 		}
 		if !in {
@@ -245,8 +245,16 @@ func TestVerify(t *testing.T) {
 		{"nan bounds", func(c *Config) { c.Regions[0].Max[1] = float32(nan()) }, "region row 0: world: invalid configuration: bounds"},
 		{"negative id", func(c *Config) { c.Areas[0].ID = -3 }, "area row 0: world: invalid configuration: id -3 out of range"},
 		{"duplicate id", func(c *Config) { c.Polygons[1].ID = 0 }, "polygon row 1: world: invalid configuration: id 0 already used by row 0"},
-		{"bad name", func(c *Config) { c.Areas[0].Name = "a b" }, `area row 0: world: invalid configuration: name "a b" is not an identifier`},
-		{"empty name", func(c *Config) { c.Prototypes[0].Name = "" }, "prototype row 0: world: invalid configuration: empty name"},
+		{"bad name", func(c *Config) { c.Areas[0].Name = "a b" }, `area row 0: world: invalid configuration: name "a b" is not a symbol`},
+		{"numeric name", func(c *Config) { c.Polygons[1].Name = "7up" }, `polygon row 1: world: invalid configuration: name "7up" is not a symbol`},
+		{"nil name", func(c *Config) { c.Regions[0].Name = "nil" }, `region row 0: world: invalid configuration: name "nil" is not a symbol`},
+		{"empty name", func(c *Config) { c.Prototypes[0].Name = "" }, `prototype row 0: world: invalid configuration: name "" is not a symbol`},
+		{"cell id limit", func(c *Config) { c.Cells[0].ID = maxCells }, "cell row 0: world: invalid configuration: id 4096 out of range [0, 4096)"},
+		{"too many vertices", func(c *Config) {
+			for k := range maxVertices {
+				c.Vertices = append(c.Vertices, Vertex{Polygon: 1, Seq: int32(3 + k), Pos: mgl32.Vec2{6, 6}})
+			}
+		}, "vertex row 516: world: invalid configuration: polygon 1 has more than 512 vertices"},
 		{"cell region", func(c *Config) { c.Cells[0].Region = 4 }, "cell row 0: world: invalid configuration: unknown region 4"},
 		{"cell size", func(c *Config) { c.Cells[0].Size[1] = 0 }, "cell row 0: world: invalid configuration: size"},
 		{"cell outside", func(c *Config) { c.Cells[0].Min[0] = 1 }, "cell row 0: world: invalid configuration: cell [1 0]..[21 10] outside region r"},

@@ -23,7 +23,7 @@ type Batch struct {
 	Indices  []uint16
 }
 
-// Label is a text anchored at a screen position.
+// Label is a text whose top-left corner is at a screen position.
 type Label struct {
 	X, Y  float32
 	Text  string
@@ -315,7 +315,7 @@ func (l *List) Point(p mgl32.Vec2, size float32, c debugdraw.Color) {
 	l.square(x, y, size, toRGBA(c))
 }
 
-// Text keeps a label at p, unless it is off screen or the frame already has MaxLabels.
+// Text keeps a label just above and right of p, unless it is off screen or the frame already has MaxLabels.
 func (l *List) Text(p mgl32.Vec2, text string, c debugdraw.Color) {
 	if c.A == 0 || text == "" {
 		return
@@ -328,8 +328,12 @@ func (l *List) Text(p mgl32.Vec2, text string, c debugdraw.Color) {
 		l.dropped++
 		return
 	}
-	l.labels = append(l.labels, Label{X: x, Y: y, Text: text, Color: c})
+	l.labels = append(l.labels, Label{X: x + 2, Y: y - LabelHeight, Text: text, Color: c})
 }
+
+// LabelHeight is the height of a line of label text in pixels: a world label sits above
+// and to the right of its anchor.
+const LabelHeight = 14
 
 // ScreenSegment draws a line between two screen positions, for overlays drawn in screen
 // space (graphs, the selection box).
@@ -350,4 +354,10 @@ func (l *List) ScreenRect(x, y, w, h float32, c debugdraw.Color) {
 	bt.Vertices = append(bt.Vertices,
 		vtx(x, y, col), vtx(x+w, y, col), vtx(x, y+h, col), vtx(x+w, y+h, col))
 	bt.Indices = append(bt.Indices, i, i+1, i+2, i+1, i+3, i+2)
+}
+
+// ScreenText keeps a label with its top-left corner at screen position (x, y); MaxLabels
+// does not apply.
+func (l *List) ScreenText(x, y float32, text string, c debugdraw.Color) {
+	l.labels = append(l.labels, Label{X: x, Y: y, Text: text, Color: c})
 }

@@ -20,7 +20,7 @@ import (
 const (
 	FrameDuration = sim.FrameMillis * time.Millisecond
 	// MaxCatchUp is the most frames one Update steps; a longer backlog is dropped.
-	MaxCatchUp = 4
+	MaxCatchUp = 8
 	// LogSize is how many events the log keeps.
 	LogSize = 200
 	// GraphFrames is how many frames the graphs keep (30 s).

@@ -1,0 +1,155 @@
+package client_test
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/client"
+	"github.com/twinframe/twinframe/client/clienttest"
+	"github.com/twinframe/twinframe/client/netsim"
+	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/replica/replicatest"
+)
+
+// play runs a client against a server stepping at 20 Hz for d: the client
+// updates every frame, walks to a spawn point, fires, and walks back.
+func play(t *testing.T, srv *clienttest.Server, c *client.Client, d time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx, replica.FrameDuration) }()
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	if err := c.WaitReady(wctx); err != nil {
+		t.Fatal(err)
+	}
+	var pts []mgl32.Vec2
+	srv.Do(func(sim *replicatest.Server) { pts = sim.Game.Region(0).SpawnPoints() })
+	tick := time.NewTicker(replica.FrameDuration)
+	defer tick.Stop()
+	for i := 0; time.Duration(i)*replica.FrameDuration < d; i++ {
+		<-tick.C
+		if err := c.Update(); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		switch i {
+		case 5:
+			err = c.MoveTo(pts[1])
+		case 60:
+			err = c.Fire(pts[0])
+		case 70:
+			err = c.MoveTo(pts[0])
+		case 120:
+			err = c.Stop()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Over an in-memory pipe with 60 ms ± 20 ms each way, in fake time: the client
+// logs in, builds the world, predicts its avatar exactly (the server applies inputs
+// at the frames they carry), and the clock measures the round trip.
+func TestClientOverSimulatedNetwork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, err := clienttest.NewServer(&replicatest.Options{NoPopulation: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		lat := netsim.Conditions{Latency: 60 * time.Millisecond, Jitter: 20 * time.Millisecond}
+		c, err := client.New(srv.Connect(), &client.Options{Name: "ada", Up: &lat, Down: &lat, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		play(t, srv, c, 8*time.Second)
+		var d replica.DriftStats
+		var rtt time.Duration
+		var reason error
+		c.With(func(r *replica.Replica) { d, rtt, reason = r.Drift(), r.Clock().RTT(), r.ResyncReason() })
+		t.Logf("rtt %v, compared %d, corrections %d, max error %.3f", rtt, d.Compared, d.Corrections, d.MaxPosError)
+		if reason != nil {
+			t.Fatal(reason)
+		}
+		if rtt < 120*time.Millisecond || rtt > 250*time.Millisecond {
+			t.Errorf("rtt %v, want 120 ms plus jitter and the wait for the next frame", rtt)
+		}
+		if d.Compared < 100 || d.Corrections != 0 {
+			t.Errorf("compared %d, corrections %d", d.Compared, d.Corrections)
+		}
+		// Latency changes at run time: the clock follows.
+		c.SetNet(netsim.Conditions{Latency: 150 * time.Millisecond}, netsim.Conditions{Latency: 150 * time.Millisecond})
+		play(t, srv, c, 6*time.Second)
+		c.With(func(r *replica.Replica) { d, rtt = r.Drift(), r.Clock().RTT() })
+		if rtt < 240*time.Millisecond {
+			t.Errorf("rtt %v after raising the latency to 150 ms each way", rtt)
+		}
+		t.Logf("rtt %v, compared %d, corrections %d", rtt, d.Compared, d.Corrections)
+		st := c.Stats()
+		if st.PacketsIn < 200 || st.BytesOut == 0 || st.DecodeErrors != 0 {
+			t.Errorf("stats %+v", st)
+		}
+		c.Close()
+	})
+}
+
+// Over a real websocket on loopback, in real time.
+func TestClientOverWebsocket(t *testing.T) {
+	srv, err := clienttest.NewServer(&replicatest.Options{Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listen()
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Dial(ctx, srv.URL, &client.Options{Name: "ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	play(t, srv, c, 3*time.Second)
+	var d replica.DriftStats
+	var n int
+	var reason error
+	c.With(func(r *replica.Replica) { d, n, reason = r.Drift(), r.Len(), r.ResyncReason() })
+	t.Logf("entities %d, compared %d, corrections %d, stats %+v", n, d.Compared, d.Corrections, c.Stats())
+	if reason != nil {
+		t.Fatal(reason)
+	}
+	if n < 2 || d.Compared < 30 {
+		t.Errorf("%d entities, %d frames compared", n, d.Compared)
+	}
+	views := c.View(nil)
+	own := 0
+	for _, v := range views {
+		if v.Own {
+			own++
+		}
+	}
+	if own != 1 {
+		t.Errorf("%d own avatars in the view", own)
+	}
+	if err := c.Close(); err != nil {
+		t.Log("close:", err)
+	}
+	if c.Err() == nil {
+		t.Error("no error after close")
+	}
+	// The server notices the session is gone.
+	deadline := time.Now().Add(5 * time.Second)
+	for srv.Sessions() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if srv.Sessions() != 0 {
+		t.Error("session still open")
+	}
+}

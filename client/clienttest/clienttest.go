@@ -1,0 +1,275 @@
+// Package clienttest runs a scripted Twinframe server (shared/replica/replicatest)
+// behind a real websocket on a loopback httptest server, for tests of the client
+// and of anything built on it, until they run against the real server.
+//
+// The server speaks the protocol of DESIGN.md §5: the first client message must
+// be NetMessageLogin; it answers with the login result and the region change in
+// one packet, then sends every session one packet per frame.
+package clienttest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/twinframe/twinframe/client/netsim"
+	"github.com/twinframe/twinframe/shared/protocol"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"google.golang.org/protobuf/proto"
+)
+
+// Server is a scripted server. Sessions come over a websocket (Listen) or an
+// in-memory pipe (Connect).
+type Server struct {
+	URL  string // ws://127.0.0.1:port/ws after Listen
+	HTTP *httptest.Server
+
+	mu       sync.Mutex // guards Sim and sessions
+	Sim      *replicatest.Server
+	sessions []*session
+	spawns   int
+	wg       sync.WaitGroup
+	closed   bool
+}
+
+type session struct {
+	conn netsim.Conn
+	c    *replicatest.Client
+	pkt  protocol.Packet
+	in   int64
+	out  int64
+	dead bool
+}
+
+// NewServer returns a server of a replicatest game built with opt.
+func NewServer(opt *replicatest.Options) (*Server, error) {
+	sim, err := replicatest.NewServer(opt)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{Sim: sim}, nil
+}
+
+// Listen starts the websocket endpoint on a loopback port and sets URL.
+func (s *Server) Listen() {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		ws.SetReadLimit(64 << 10)
+		s.Serve(&wsConn{ws})
+	})
+	s.HTTP = httptest.NewServer(mux)
+	s.URL = "ws" + s.HTTP.URL[len("http"):] + "/ws"
+}
+
+// Connect returns the client end of an in-memory connection whose server end a
+// new goroutine serves.
+func (s *Server) Connect() netsim.Conn {
+	a, b := netsim.Pipe()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.Serve(b)
+	}()
+	return a
+}
+
+// Close disconnects every session and stops the HTTP server, if any.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	for _, ss := range s.sessions {
+		ss.conn.Close()
+	}
+	s.mu.Unlock()
+	if s.HTTP != nil {
+		s.HTTP.Close()
+	}
+	s.wg.Wait()
+}
+
+// Serve serves one session over conn until it ends.
+func (s *Server) Serve(conn netsim.Conn) {
+	s.wg.Add(1)
+	defer s.wg.Done()
+	ctx := context.Background()
+	rd := protocol.Reader{Limits: protocol.Limits{MaxPacketSize: 64 << 10, MaxMessages: 64}, From: protocol.ClientToServer}
+	var ss *session
+	defer func() {
+		conn.Close()
+		if ss != nil {
+			s.mu.Lock()
+			ss.dead = true
+			s.Sim.Logout(ss.c)
+			s.sessions = slices.DeleteFunc(s.sessions, func(x *session) bool { return x == ss })
+			s.mu.Unlock()
+		}
+	}()
+	for {
+		b, err := conn.Read(ctx)
+		if err != nil {
+			return
+		}
+		if _, err := rd.Reset(b); err != nil {
+			return
+		}
+		for rd.Next() {
+			m, err := rd.Message()
+			if err != nil {
+				return
+			}
+			if ss == nil {
+				if ss, err = s.login(ctx, conn, m); err != nil {
+					return
+				}
+				continue
+			}
+			s.mu.Lock()
+			ss.in += int64(len(b))
+			err = s.Sim.Receive(ss.c, m)
+			s.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+		if rd.Err() != nil {
+			return
+		}
+	}
+}
+
+func (s *Server) login(ctx context.Context, conn netsim.Conn, m proto.Message) (*session, error) {
+	login, ok := m.(*pb.NetMessageLogin)
+	if !ok {
+		return nil, fmt.Errorf("clienttest: %T before login", m)
+	}
+	if login.GetProtocolVersion() != protocol.Version {
+		return nil, errors.New("clienttest: protocol version")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("clienttest: closed")
+	}
+	c, msgs, err := s.Sim.Login(login.GetName(), s.spawns)
+	if err != nil {
+		return nil, err
+	}
+	s.spawns++
+	ss := &session{conn: conn, c: c}
+	if err := ss.send(ctx, msgs); err != nil {
+		return nil, err
+	}
+	s.sessions = append(s.sessions, ss)
+	return ss, nil
+}
+
+func (ss *session) send(ctx context.Context, msgs []proto.Message) error {
+	ss.pkt.Reset(protocol.MuxGame, protocol.CommandData)
+	for _, m := range msgs {
+		if err := ss.pkt.Append(m); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	b := ss.pkt.Bytes()
+	ss.out += int64(len(b))
+	return ss.conn.Write(ctx, b)
+}
+
+// Step runs one frame and sends each session its packet. A session that cannot
+// take its packet within 2 s is disconnected.
+func (s *Server) Step() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.Sim.Step(); err != nil {
+		return err
+	}
+	for _, ss := range s.sessions {
+		if ss.dead {
+			continue
+		}
+		msgs, err := s.Sim.Frame(ss.c)
+		if err != nil {
+			return err
+		}
+		if err := ss.send(context.Background(), msgs); err != nil {
+			ss.dead = true
+			ss.conn.Close()
+		}
+	}
+	return nil
+}
+
+// Run steps the server every period until ctx ends (20 Hz: replica.FrameDuration).
+func (s *Server) Run(ctx context.Context, period time.Duration) error {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if err := s.Step(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// Sessions returns the number of logged-in sessions.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// Traffic returns the bytes received from and sent to the sessions still open.
+func (s *Server) Traffic() (in, out int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ss := range s.sessions {
+		in += ss.in
+		out += ss.out
+	}
+	return in, out
+}
+
+// Do runs fn with the scripted server under its lock.
+func (s *Server) Do(fn func(sim *replicatest.Server)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(s.Sim)
+}
+
+// wsConn is a websocket as a message Conn (binary messages only).
+type wsConn struct{ c *websocket.Conn }
+
+func (w *wsConn) Read(ctx context.Context) ([]byte, error) {
+	typ, b, err := w.c.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if typ != websocket.MessageBinary {
+		w.c.Close(websocket.StatusUnsupportedData, "binary messages only")
+		return nil, errors.New("clienttest: text message")
+	}
+	return b, nil
+}
+
+func (w *wsConn) Write(ctx context.Context, p []byte) error {
+	return w.c.Write(ctx, websocket.MessageBinary, p)
+}
+
+func (w *wsConn) Close() error { return w.c.CloseNow() }

@@ -1,0 +1,6 @@
+package sim
+
+import "time"
+
+// cpuTime is not available under wasm.
+func cpuTime() time.Duration { return 0 }

@@ -1,0 +1,134 @@
+package sim
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/debugdraw"
+)
+
+// DrawOptions choose the overlays DebugDraw emits. The zero value draws nothing; use
+// DrawAll for everything.
+type DrawOptions struct {
+	Entities  bool // bounds (by collision kind) and facing
+	Labels    bool // entity ids
+	Paths     bool // remaining path corners of moving entities
+	Sweeps    bool // the last sweep of each entity: start, end, hit point and normal
+	Events    bool // the last step's collisions and overlap changes
+	Hotspots  bool // hotspot circles
+	Blackouts bool // blackout zones (active: filled, inactive: outline)
+	Spawns    bool // spawn markers
+	// Region limits drawing to one region id; -1 draws all.
+	Region int32
+	// Select highlights one entity (0: none).
+	Select EntityID
+}
+
+// DrawAll draws every overlay of every region.
+var DrawAll = DrawOptions{Entities: true, Labels: true, Paths: true, Sweeps: true, Events: true,
+	Hotspots: true, Blackouts: true, Spawns: true, Region: -1}
+
+// Overlay colours.
+var (
+	ColorBlocking    = debugdraw.Blue
+	ColorOverlapping = debugdraw.Cyan
+	ColorNone        = debugdraw.Gray
+	ColorProjectile  = debugdraw.Orange
+	ColorPath        = debugdraw.Green
+	ColorSweep       = debugdraw.Yellow
+	ColorHit         = debugdraw.Red
+	ColorOverlap     = debugdraw.Magenta
+	ColorHotspot     = debugdraw.Yellow.WithAlpha(160)
+	ColorBlackout    = debugdraw.Black.WithAlpha(90)
+	ColorSpawn       = debugdraw.RGBA(150, 255, 150, 255)
+	ColorSelected    = debugdraw.White
+)
+
+// DebugDraw draws the game's simulation state into d: entities, paths, last sweeps with
+// their hits, the last step's events, hotspots, blackout zones and spawn markers, as
+// chosen by opt. Drawing reads the game only; it never changes it.
+func DebugDraw(d debugdraw.Drawer, g *Game, opt DrawOptions) {
+	var buf [2]mgl32.Vec2
+	for _, r := range g.regions {
+		if opt.Region >= 0 && r.id != opt.Region {
+			continue
+		}
+		if opt.Blackouts {
+			for _, z := range r.zones {
+				d.Circle(z.center, z.radius, ColorBlackout, z.on)
+			}
+		}
+		if opt.Hotspots {
+			for _, a := range r.areas {
+				for _, h := range a.hotspots {
+					d.Circle(h.center, h.radius, ColorHotspot, false)
+				}
+			}
+		}
+		if opt.Spawns {
+			for _, p := range r.spawns {
+				d.Point(p, 6, ColorSpawn)
+			}
+		}
+	}
+	for _, e := range g.ents {
+		if e.dead || (opt.Region >= 0 && e.region != opt.Region) {
+			continue
+		}
+		if opt.Entities {
+			c := ColorNone
+			switch {
+			case e.power.power != 0:
+				c = ColorProjectile
+			case e.collision == Blocking:
+				c = ColorBlocking
+			case e.collision == Overlapping:
+				c = ColorOverlapping
+			}
+			if e.id == opt.Select {
+				c = ColorSelected
+			}
+			d.Circle(e.pos, e.radius, c, false)
+			// Facing is for display only, so the platform's sin and cos are fine here.
+			s, k := math.Sincos(float64(e.yaw))
+			tip := mgl32.Vec2{e.pos[0] + e.radius*float32(k), e.pos[1] + e.radius*float32(s)}
+			d.Segment(e.pos, tip, c)
+		}
+		if opt.Labels {
+			d.Text(e.pos, strconv.FormatUint(uint64(e.id), 10), debugdraw.White)
+		}
+		if opt.Paths && e.loco.mode != Idle && int(e.loco.next) < len(e.loco.path) {
+			prev := e.pos
+			for _, p := range e.loco.path[e.loco.next:] {
+				d.Segment(prev, p, ColorPath)
+				prev = p
+			}
+			d.Point(prev, 4, ColorPath)
+		}
+		if opt.Sweeps && e.hasSweep {
+			s := e.sweep
+			d.Circle(s.Start, s.Radius, ColorSweep.WithAlpha(120), false)
+			d.Circle(s.End, s.Radius, ColorSweep, false)
+			buf[0], buf[1] = s.Start, s.End
+			d.Segment(buf[0], buf[1], ColorSweep)
+			if s.Hit {
+				d.Point(s.Point, 5, ColorHit)
+				d.Segment(s.Point, axpy2(s.Point, s.Normal, 0.5), ColorHit)
+			}
+		}
+	}
+	if opt.Events {
+		for _, ev := range g.events {
+			switch ev.Kind {
+			case OnCollide:
+				d.Point(ev.Point, 6, ColorHit)
+			case OnOverlapBegin, OnOverlapEnd:
+				a, b := g.Entity(ev.A), g.Entity(ev.B)
+				if a != nil && b != nil {
+					d.Segment(a.pos, b.pos, ColorOverlap)
+				}
+			}
+		}
+	}
+}

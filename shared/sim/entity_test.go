@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/archive"
+	"github.com/twinframe/twinframe/shared/archive/archivetest"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
+)
+
+func sampleEntity() *Entity {
+	return &Entity{
+		id: 42, proto: 1, region: 0, pos: mgl32.Vec2{12.3456, -7.0001}, yaw: 1.2345678,
+		radius: 0.4, speed: 2.5, collision: Blocking, flags: 3, owner: -1, seed: 99,
+		population: 2, created: 5, changed: 17, locoFrame: 11, wake: 0, stuck: 3,
+		loco: locomotor{mode: PathMove, path: []mgl32.Vec2{{12, -7}, {20.1, -3.3}, {25, 1}}, next: 1},
+	}
+}
+
+func TestEntityRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *Entity
+	}{
+		{"walking", sampleEntity()},
+		{"idle", &Entity{id: 1, proto: 4, pos: mgl32.Vec2{8, 55}, radius: 2.4, collision: Blocking, footprint: true, owner: -1, population: -1}},
+		{"following", func() *Entity {
+			e := sampleEntity()
+			e.loco = locomotor{mode: Following, path: []mgl32.Vec2{{1, 2}}, next: 1, target: 7, rng: 2, repath: 30}
+			return e
+		}()},
+		{"projectile", &Entity{
+			id: 9, proto: ProtoProjectile, pos: mgl32.Vec2{3, 4}, radius: BoltRadius, speed: BoltSpeed, owner: 2, population: -1,
+			loco:  locomotor{mode: Direct, path: []mgl32.Vec2{{3, 4}, {33, 4}}, next: 1},
+			power: projectile{power: PowerBolt, source: 3, dir: mgl32.Vec2{1, 0}, left: 12.5},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			archivetest.RoundTrip(t, tc.in.Policy(), tc.in, func() *Entity { return &Entity{} }, func(m archive.Mode) *Entity {
+				if m != archive.Replication {
+					return tc.in
+				}
+				// A client gets the quantized locomotion state and the power data.
+				want := &Entity{id: tc.in.id, proto: tc.in.proto, region: tc.in.region, owner: tc.in.owner,
+					changed: tc.in.changed, power: tc.in.power}
+				want.pos = mgl32.Vec2{archive.Quantize(tc.in.pos[0], 3), archive.Quantize(tc.in.pos[1], 3)}
+				want.yaw = archive.Quantize(tc.in.yaw, 6)
+				want.speed = archive.Quantize(tc.in.speed, 3)
+				if tc.in.loco.mode != Idle {
+					want.loco.mode = PathMove
+					want.loco.next = tc.in.loco.next
+					want.loco.path = []mgl32.Vec2{}
+					for _, p := range tc.in.loco.path {
+						want.loco.path = append(want.loco.path, mgl32.Vec2{archive.Quantize(p[0], 3), archive.Quantize(p[1], 3)})
+					}
+				}
+				return want
+			})
+		})
+	}
+}
+
+func TestLocomotionState(t *testing.T) {
+	e := sampleEntity()
+	var st locomotion.State
+	e.LocomotionState(&st, 17)
+	if st.Entity != 42 || st.Frame != 17 || st.Goal != 1 || len(st.Path) != 3 || st.Fields&locomotion.Moving == 0 {
+		t.Fatalf("state %+v", st)
+	}
+	prev := st
+	prev.Path = append([]locomotion.PathNode(nil), st.Path...)
+	e.pos[0] += 0.125 // one frame later, only the position changed
+	e.LocomotionState(&st, 18)
+	d := locomotion.Diff(&prev, &st)
+	if d.Fields&locomotion.Relative == 0 || d.Fields&locomotion.HasPosition == 0 || d.Fields&(locomotion.HasPath|locomotion.HasYaw) != 0 {
+		t.Errorf("diff fields %b", d.Fields)
+	}
+	got, err := prev.Apply(&d)
+	if err != nil || got.Position != st.Position || got.Goal != 1 {
+		t.Errorf("apply: %v %v", got.Position, err)
+	}
+}
+
+func TestSmallRoundTrips(t *testing.T) {
+	archivetest.RoundTrip(t, archive.ClientIndependent, &PowerResult{Power: 1, Frame: 9, Source: 2, Projectile: 3, Target: 4,
+		Point: mgl32.Vec2{1.5, 2.25}, Normal: mgl32.Vec2{0, 1}, Damage: 10}, func() *PowerResult { return &PowerResult{} }, nil)
+	archivetest.RoundTrip(t, archive.AllChannels, &Input{Entity: 3, Command: CmdFollow, Point: mgl32.Vec2{1, 2}, Target: 4, Range: 2, ClientFrame: 77},
+		func() *Input { return &Input{} }, nil)
+	archivetest.RoundTrip(t, archive.AllChannels, &Rule{Hotspot: 8, Prototype: -1, On: Leave, Action: ActionSpawn, Arg: 3},
+		func() *Rule { return &Rule{} }, nil)
+}

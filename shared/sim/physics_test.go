@@ -1,0 +1,300 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/navi"
+	"github.com/twinframe/twinframe/shared/world"
+)
+
+func TestHeadOnCollision(t *testing.T) {
+	g := quiet(t)
+	a := spawn(t, g, protoDummy, mgl32.Vec2{58, 64})
+	b := spawn(t, g, protoDummy, mgl32.Vec2{70, 64})
+	must(t, g.MoveTo(a, mgl32.Vec2{75, 64}))
+	must(t, g.MoveTo(b, mgl32.Vec2{53, 64}))
+	hits := 0
+	for range 200 {
+		run(t, g, 1) // invariants: never interpenetrating
+		for _, ev := range g.Events() {
+			if ev.Kind == OnCollide && ev.B != 0 {
+				hits++
+				if ev.A == ev.B || (ev.A != a && ev.A != b) {
+					t.Fatalf("bad event %+v", ev)
+				}
+			}
+		}
+	}
+	if hits == 0 {
+		t.Error("no collision between two entities walking into each other")
+	}
+}
+
+func TestOverlapEvents(t *testing.T) {
+	g := quiet(t)
+	dummy := spawn(t, g, protoDummy, mgl32.Vec2{64, 64})
+	ghost := spawn(t, g, protoGhost, mgl32.Vec2{58, 64})
+	must(t, g.MoveTo(ghost, mgl32.Vec2{70, 64}))
+	var kinds []EventKind
+	reached := false
+	for range 120 {
+		run(t, g, 1)
+		reached = reached || dist2(g.Entity(ghost).Pos(), mgl32.Vec2{70, 64}) < 0.01
+		for _, ev := range g.Events() {
+			if ev.Kind == OnOverlapBegin || ev.Kind == OnOverlapEnd {
+				if ev.A != dummy || ev.B != ghost {
+					t.Fatalf("pair %d, %d: want %d, %d", ev.A, ev.B, dummy, ghost)
+				}
+				kinds = append(kinds, ev.Kind)
+			}
+		}
+		if g.Overlapping(ghost, dummy) != (len(kinds) == 1) {
+			t.Fatalf("frame %d: Overlapping disagrees with the events %v", g.Frame(), kinds)
+		}
+	}
+	if len(kinds) != 2 || kinds[0] != OnOverlapBegin || kinds[1] != OnOverlapEnd {
+		t.Fatalf("events %v, want begin then end", kinds)
+	}
+	if !reached {
+		t.Errorf("the ghost never reached its goal: overlapping entities must pass through")
+	}
+}
+
+func TestEventOrder(t *testing.T) {
+	// Many ghosts crossing many dummies: the events of every frame are sorted as
+	// documented (collisions by mover, overlaps by pair).
+	g := quiet(t)
+	for i := range 8 {
+		spawn(t, g, protoDummy, mgl32.Vec2{60 + float32(i), 64})
+		id := spawn(t, g, protoGhost, mgl32.Vec2{60 + float32(i), 58})
+		must(t, g.MoveTo(id, mgl32.Vec2{60 + float32(i), 70}))
+	}
+	n := 0
+	for range 100 {
+		run(t, g, 1)
+		var last Event
+		for _, ev := range g.Events() {
+			if ev.Kind == OnOverlapBegin || ev.Kind == OnOverlapEnd {
+				if last.Kind != 0 && cmpPair(pair{last.A, last.B}, pair{ev.A, ev.B}) >= 0 {
+					t.Fatalf("frame %d: overlap events out of order: %+v then %+v", g.Frame(), last, ev)
+				}
+				last = ev
+				n++
+			}
+		}
+	}
+	if n < 16 {
+		t.Errorf("only %d overlap events", n)
+	}
+}
+
+func TestProjectile(t *testing.T) {
+	g := quiet(t)
+	av := spawn(t, g, protoAvatar, mgl32.Vec2{64, 64})
+	target := spawn(t, g, protoDummy, mgl32.Vec2{72, 64})
+	bolt, err := g.Fire(av, mgl32.Vec2{72, 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := g.Entity(bolt).Policy(); p != 0x80 {
+		t.Errorf("projectile policy %#x, want ClientIndependent", p)
+	}
+	var res []PowerResult
+	for range 10 {
+		run(t, g, 1)
+		res = append(res, g.PowerResults()...)
+	}
+	if len(res) != 1 || res[0].Target != target || res[0].Source != av || res[0].Projectile != bolt {
+		t.Fatalf("results %+v", res)
+	}
+	if g.Entity(bolt) != nil {
+		t.Error("projectile survived its hit")
+	}
+	// At a wall: Target 0, the hit point on the hall's east face (x = 30).
+	must(t, g.Teleport(av, mgl32.Vec2{33, 34}))
+	bolt, err = g.Fire(av, mgl32.Vec2{20, 34})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = res[:0]
+	for range 40 {
+		run(t, g, 1)
+		res = append(res, g.PowerResults()...)
+	}
+	if len(res) != 1 || res[0].Target != 0 || res[0].Projectile != bolt || abs32(res[0].Point[0]-30) > 1e-3 || res[0].Normal != (mgl32.Vec2{1, 0}) {
+		t.Fatalf("wall results %+v", res)
+	}
+}
+
+func TestFastMoverDoesNotTunnel(t *testing.T) {
+	// At MaxSpeed (5 m per frame, 10 diameters) an avatar still stops at a dummy.
+	g := quiet(t)
+	av := spawn(t, g, protoAvatar, mgl32.Vec2{40, 64})
+	wall := spawn(t, g, protoDummy, mgl32.Vec2{60, 64})
+	must(t, g.SetSpeed(av, MaxSpeed))
+	must(t, g.MoveTo(av, mgl32.Vec2{80, 64}))
+	run(t, g, 20)
+	if x := g.Entity(av).Pos()[0]; x > g.Entity(wall).Pos()[0] {
+		t.Errorf("avatar passed through the dummy: x = %v", x)
+	}
+}
+
+func TestHotspotRules(t *testing.T) {
+	g := quiet(t)
+	av := spawn(t, g, protoAvatar, mgl32.Vec2{100, 128})
+	// Hotspot 15 (park, (100, 146), r 4) toggles blackout marker 5 (around spawn (100, 160))
+	// and spawns a dummy; hotspot 14 despawns whoever enters.
+	must(t, g.AddRule(Rule{Hotspot: 15, Prototype: protoAvatar, On: Enter, Action: ActionToggleBlackout, Arg: 5}))
+	must(t, g.AddRule(Rule{Hotspot: 15, Prototype: -1, On: Leave, Action: ActionSpawn, Arg: protoDummy}))
+	must(t, g.AddRule(Rule{Hotspot: 14, Prototype: -1, On: Enter, Action: ActionDespawn}))
+	if !g.BlackoutOn(5) {
+		t.Fatal("zone 5 should start on")
+	}
+	mesh := g.Region(0).Mesh()
+	if !mesh.InBlackOutZone(mgl32.Vec2{100, 160}, 0) {
+		t.Fatal("mesh has no zone at marker 5")
+	}
+	if _, err := g.MoveAlongPath(av, mgl32.Vec2{100, 146}); err != nil {
+		t.Fatal(err)
+	}
+	var enter, leave int
+	for f := 0; f < 400 && g.Entity(av).Mode() != Idle; f++ {
+		run(t, g, 1)
+		for _, ev := range g.Events() {
+			if ev.Kind == OnHotspotEnter && ev.Marker == 15 {
+				enter++
+			}
+		}
+	}
+	if enter != 1 || g.BlackoutOn(5) || mesh.InBlackOutZone(mgl32.Vec2{100, 160}, 0) {
+		t.Fatalf("enter events %d, zone on %v", enter, g.BlackoutOn(5))
+	}
+	before := len(g.Entities())
+	if _, err := g.MoveAlongPath(av, mgl32.Vec2{66, 172}); err != nil {
+		t.Fatal(err)
+	}
+	for range 600 {
+		run(t, g, 1)
+		for _, ev := range g.Events() {
+			if ev.Kind == OnHotspotLeave && ev.Marker == 15 {
+				leave++
+			}
+		}
+		if g.Entity(av) == nil {
+			break
+		}
+	}
+	if leave != 1 || len(g.Entities()) != before {
+		t.Errorf("leave events %d, entities %d (want %d: one spawned, the avatar despawned)", leave, len(g.Entities()), before)
+	}
+	if g.Entity(av) != nil {
+		t.Error("the avatar entered hotspot 14 and was not despawned")
+	}
+}
+
+func TestPopulation(t *testing.T) {
+	g, err := New(defaultWorld(t), &Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, g, 1)
+	r := g.Region(0)
+	for _, a := range r.areas {
+		for _, p := range a.pops {
+			want := g.PopulationTarget(r, a.id, p.ID)
+			have := 0
+			for _, e := range g.Entities() {
+				if e.population == p.ID {
+					have++
+					if r.mesh.InBlackOutZone(e.Pos(), e.Radius()) {
+						t.Errorf("entity %d spawned in a blackout zone at %v", e.ID(), e.Pos())
+					}
+					if e.Prototype() != p.Prototype {
+						t.Errorf("population %d spawned prototype %d", p.ID, e.Prototype())
+					}
+				}
+			}
+			if have != want || want == 0 {
+				t.Errorf("population %d in %s: %d entities, want %d", p.ID, a.name, have, want)
+			}
+		}
+	}
+	// Destroyed entities are replaced at the next top-up.
+	n := len(g.Entities())
+	for _, e := range g.Entities() {
+		if e.population >= 0 {
+			must(t, g.Destroy(e.ID()))
+			break
+		}
+	}
+	run(t, g, PopulationPeriod)
+	if len(g.Entities()) != n {
+		t.Errorf("after top-up: %d entities, want %d", len(g.Entities()), n)
+	}
+	// Props come from the world's prop markers, one per marker.
+	props := 0
+	for _, e := range g.Entities() {
+		if e.Flags()&world.FlagProp != 0 {
+			props++
+		}
+	}
+	if props != len(g.World().Entities) {
+		t.Errorf("%d props, want %d", props, len(g.World().Entities))
+	}
+}
+
+func TestSpawnPointsAreSeeded(t *testing.T) {
+	positions := func(seed uint64) []mgl32.Vec2 {
+		g, err := New(defaultWorld(t), &Options{Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		must(t, g.Step())
+		var ps []mgl32.Vec2
+		for _, e := range g.Entities() {
+			ps = append(ps, e.Pos())
+		}
+		return ps
+	}
+	a, b, c := positions(1), positions(1), positions(2)
+	if len(a) != len(b) {
+		t.Fatal("same seed, different populations")
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("same seed, entity %d at %v and %v", i, a[i], b[i])
+		}
+	}
+	same := 0
+	for i := range min(len(a), len(c)) {
+		if a[i] == c[i] {
+			same++
+		}
+	}
+	if same == len(a) {
+		t.Error("different seeds gave the same spawn points")
+	}
+}
+
+func TestWallsMatchMesh(t *testing.T) {
+	// Every wall segment has walkable ground on exactly one side.
+	g := quiet(t)
+	r := g.Region(0)
+	for _, s := range r.walls.segs {
+		mid := mgl32.Vec2{(s.A[0] + s.B[0]) / 2, (s.A[1] + s.B[1]) / 2}
+		d, l := unit2(sub2(s.B, s.A))
+		if l == 0 {
+			t.Fatal("degenerate wall")
+		}
+		n := mgl32.Vec2{-d[1], d[0]}
+		left := r.mesh.FlagsAt(axpy2(mid, n, 1e-3))&navi.Walk != 0
+		right := r.mesh.FlagsAt(axpy2(mid, n, -1e-3))&navi.Walk != 0
+		if left == right && r.mesh.Bounds().Min[0] < mid[0] && mid[0] < r.mesh.Bounds().Max[0] &&
+			r.mesh.Bounds().Min[1] < mid[1] && mid[1] < r.mesh.Bounds().Max[1] {
+			t.Errorf("wall %v: walkable on both or neither side", s)
+		}
+	}
+}
+
+func abs32(x float32) float32 { return max(x, -x) }

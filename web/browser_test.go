@@ -1,0 +1,337 @@
+//go:build !js
+
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/twinframe/twinframe/web"
+)
+
+var update = flag.Bool("update", false, "write testdata/screenshot.png (the README's screenshot)")
+
+const chromiumPath = "/usr/bin/chromium"
+
+// Page size in the browser tests; the panel takes 340 px on the right.
+const pageW, pageH, panelW = 1100, 700, 340
+
+// buildWasm builds the viewer for GOOS=js into a temporary directory with Go's
+// wasm_exec.js beside it, as `make wasm` does into web/.
+func buildWasm(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	start := time.Now()
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, web.WasmFile), "../wasm")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the wasm viewer: %v\n%s", err, out)
+	}
+	root, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(root)), "lib", "wasm", web.WasmExecFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, web.WasmExecFile), js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Precompress it as a build step would, so the handler does not compress 12 MB under
+	// the race detector.
+	if gz, err := exec.LookPath("gzip"); err == nil {
+		if out, err := exec.Command(gz, "-k", "-6", filepath.Join(dir, web.WasmFile)).CombinedOutput(); err != nil {
+			t.Fatalf("gzip: %v\n%s", err, out)
+		}
+	}
+	t.Logf("wasm built in %v", time.Since(start).Round(time.Millisecond))
+	return dir
+}
+
+// artifactDir is where screenshots go: $TWINFRAME_ARTIFACTS/<test>, or a temporary
+// directory.
+func artifactDir(t *testing.T) string {
+	t.Helper()
+	if d := os.Getenv("TWINFRAME_ARTIFACTS"); d != "" {
+		d = filepath.Join(d, t.Name())
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return t.TempDir()
+}
+
+// browser starts headless Chromium with the flags of TOOLCHAIN.md and a fresh profile, and
+// collects the page's console errors.
+type browser struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	errors []string
+	shots  string
+}
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", chromiumPath)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("enable-unsafe-swiftshader", true),
+		chromedp.WindowSize(pageW, pageH),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { bcancel() })
+	b := &browser{ctx: bctx, shots: artifactDir(t)}
+	msgs := chromedp.Console(bctx) // starts the browser; subscribes before any navigation
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				b.mu.Lock()
+				b.errors = append(b.errors, m.String())
+				b.mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for _, e := range b.errors {
+			t.Errorf("console: %s", e)
+		}
+	})
+	return b
+}
+
+func (b *browser) do(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func eval[T any](t *testing.T, b *browser, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+func (b *browser) poll(t *testing.T, what, js string, timeout time.Duration) {
+	t.Helper()
+	_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(50*time.Millisecond)))
+	if err != nil {
+		t.Fatalf("waiting for %s (%s): %v", what, js, err)
+	}
+}
+
+// waitTicks waits until the viewer has drawn n more frames.
+func (b *browser) waitTicks(t *testing.T, n int) {
+	t.Helper()
+	t0 := eval[float64](t, b, "twinframe.ticks")
+	b.poll(t, "frames", fmt.Sprintf("twinframe.ticks >= %v", t0+float64(n)), 10*time.Second)
+}
+
+func (b *browser) screenshot(t *testing.T, name string) image.Image {
+	t.Helper()
+	buf, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b.shots, name+".png"), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(buf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// canvasDiff counts the pixels of the canvas area that differ between a and b.
+func canvasDiff(a, b image.Image) int {
+	n := 0
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X-panelW; x++ {
+			ar, ag, ab, _ := a.At(x, y).RGBA()
+			br, bg, bb, _ := b.At(x, y).RGBA()
+			if d := absDiff(ar, br) + absDiff(ag, bg) + absDiff(ab, bb); d > 3*0x0800 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func absDiff(a, b uint32) uint32 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+type vec struct{ X, Y float64 }
+
+func avatar(t *testing.T, b *browser) vec {
+	a := eval[[]float64](t, b, "twinframe.avatar")
+	return vec{a[0], a[1]}
+}
+
+func (b *browser) waitArrive(t *testing.T, goal vec) {
+	t.Helper()
+	b.poll(t, fmt.Sprintf("the avatar at %v", goal), fmt.Sprintf(
+		"Math.hypot(twinframe.avatar[0]-%v, twinframe.avatar[1]-%v) < 0.6 && !twinframe.moving", goal.X, goal.Y), 40*time.Second)
+}
+
+// TestBrowserSandbox loads ?mode=local in headless Chromium and drives the viewer through
+// window.twinframe, the canvas and the panel.
+func TestBrowserSandbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", chromiumPath)
+	}
+	start := time.Now()
+	srv := httptest.NewServer(web.Handler(web.Options{WasmDir: buildWasm(t)}))
+	defer srv.Close()
+	b := newBrowser(t)
+	loadStart := time.Now()
+	b.do(t, chromedp.EmulateViewport(pageW, pageH), chromedp.Navigate(srv.URL+"/?mode=local"))
+	b.poll(t, "the viewer to render", "window.twinframe && twinframe.ready && twinframe.ticks > 10 && twinframe.frame > 5", 90*time.Second)
+	t.Logf("page rendering %v after navigation; page timings (ms): %s; fps %.1f", time.Since(loadStart).Round(time.Millisecond),
+		eval[string](t, b, "JSON.stringify(window.twinframeTimings)"), eval[float64](t, b, "twinframe.fps"))
+
+	// The contract.
+	types := eval[map[string]string](t, b, `(() => { const o = {}; for (const k of
+		["connected","mode","frame","serverFrame","entities","avatarId","drift","fps","moveTo","toggle"])
+		o[k] = typeof twinframe[k]; return o })()`)
+	want := map[string]string{"connected": "boolean", "mode": "string", "frame": "number", "serverFrame": "number",
+		"entities": "number", "avatarId": "number", "drift": "number", "fps": "number", "moveTo": "function", "toggle": "function"}
+	for k, w := range want {
+		if types[k] != w {
+			t.Errorf("typeof twinframe.%s = %q, want %q", k, types[k], w)
+		}
+	}
+	if !eval[bool](t, b, `twinframe.connected && twinframe.mode === "local" && twinframe.avatarId > 0 && twinframe.entities > 10`) {
+		t.Fatalf("state: %s", eval[string](t, b, "JSON.stringify(twinframe)"))
+	}
+	if !eval[bool](t, b, `document.getElementById("loading").hidden && document.getElementById("progress").value === 1`) {
+		t.Error("the progress bar did not complete and hide")
+	}
+
+	// Move by a canvas click: press and release on separate frames, at the screen
+	// position of a walkable point.
+	b.do(t, chromedp.Evaluate[chromedp.Void]("twinframe.follow(false)"))
+	b.waitTicks(t, 2)
+	a := avatar(t, b)
+	goal := vec{a.X + 6, a.Y - 3}
+	p := eval[map[string]float64](t, b, fmt.Sprintf("twinframe.worldToScreen(%v, %v)", goal.X, goal.Y))
+	b.do(t,
+		chromedp.MouseEvent(chromedp.MouseMoved, p["x"], p["y"]),
+		chromedp.Sleep(50*time.Millisecond),
+		chromedp.MouseEvent(chromedp.MousePressed, p["x"], p["y"], chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.Sleep(100*time.Millisecond),
+		chromedp.MouseEvent(chromedp.MouseReleased, p["x"], p["y"], chromedp.ButtonLeft, chromedp.ClickCount(1)))
+	// The click lands on a pixel: allow its size in metres.
+	zoom := eval[float64](t, b, "twinframe.camera[2]")
+	b.poll(t, "the clicked move", fmt.Sprintf(
+		"Math.hypot(twinframe.avatar[0]-%v, twinframe.avatar[1]-%v) < %v && !twinframe.moving", goal.X, goal.Y, 0.6+2/zoom), 40*time.Second)
+
+	// Move by moveTo.
+	goal = vec{a.X + 2, a.Y - 8}
+	b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.moveTo(%v, %v)", goal.X, goal.Y)))
+	b.waitArrive(t, goal)
+	t.Logf("moves done at %v", time.Since(start).Round(time.Millisecond))
+
+	// Overlays: pause, and turn the graphs off (they keep scrolling), so that only the
+	// toggles change the picture; each toggle changes pixels of the canvas, and the panel's
+	// checkbox follows.
+	b.do(t, chromedp.Evaluate[chromedp.Void]("twinframe.pause(); twinframe.setOverlay('graphs', false)"))
+	b.poll(t, "pause", "twinframe.paused", 10*time.Second)
+	b.waitTicks(t, 2)
+	base := b.screenshot(t, "overlays-base")
+	for _, name := range []string{"navmesh", "entities", "labels"} {
+		if on := eval[bool](t, b, fmt.Sprintf("twinframe.toggle(%q)", name)); on {
+			t.Errorf("toggle(%q) turned it on; it is on by default", name)
+		}
+		b.waitTicks(t, 2)
+		after := b.screenshot(t, "overlays-without-"+name)
+		if d := canvasDiff(base, after); d < 30 {
+			t.Errorf("toggling %s off changed %d pixels", name, d)
+		} else {
+			t.Logf("toggling %s off changed %d pixels", name, d)
+		}
+		b.poll(t, "the panel checkbox of "+name, fmt.Sprintf("!document.getElementById('ov-%s').checked", name), 5*time.Second)
+		eval[bool](t, b, fmt.Sprintf("twinframe.toggle(%q)", name))
+	}
+	// The graphs, through the panel's checkbox this time.
+	b.do(t, chromedp.Evaluate[chromedp.Void]("document.getElementById('ov-graphs').click()"))
+	b.poll(t, "graphs on", "twinframe.overlays.includes('graphs')", 5*time.Second)
+	b.waitTicks(t, 2)
+	if d := canvasDiff(base, b.screenshot(t, "overlays-graphs")); d < 1000 {
+		t.Errorf("turning the graphs on changed %d pixels", d)
+	}
+	if !eval[bool](t, b, `twinframe.toggle("no-such-overlay") === null`) {
+		t.Error("toggle of an unknown overlay did not return null")
+	}
+
+	// Resume; step; the inspector shows the selected avatar's xdump row.
+	b.do(t, chromedp.Evaluate[chromedp.Void]("twinframe.select(twinframe.avatarId); twinframe.resume(); twinframe.follow(true)"))
+	b.poll(t, "the inspector", `document.querySelectorAll("#inspector tr").length > 10 && document.getElementById("inspector").textContent.includes("prototype name")`, 5*time.Second)
+	f0 := eval[float64](t, b, "twinframe.frame")
+	b.poll(t, "frames after resume", fmt.Sprintf("twinframe.frame > %v && !twinframe.paused", f0+5), 5*time.Second)
+	fps := eval[float64](t, b, "twinframe.fps")
+	t.Logf("fps %.1f, %v triangles per frame", fps, eval[float64](t, b, "twinframe.triangles"))
+	if fps <= 0 || math.IsNaN(fps) {
+		t.Errorf("fps %v", fps)
+	}
+	shot := b.screenshot(t, "sandbox")
+	if *update {
+		buf, err := os.ReadFile(filepath.Join(b.shots, "sandbox.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata", "screenshot.png"), buf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote testdata/screenshot.png (%v)", shot.Bounds().Size())
+	}
+	t.Logf("screenshots in %s; browser test took %v (GOMAXPROCS %d)", b.shots, time.Since(start).Round(time.Millisecond), runtime.GOMAXPROCS(0))
+}
