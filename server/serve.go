@@ -19,6 +19,7 @@ import (
 
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/store"
+	"github.com/twinframe/twinframe/web"
 )
 
 // serveCommand runs `server [serve] [flags]`: the game server until SIGINT or
@@ -33,6 +34,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	origins := fl.String("allow-origin", "", "comma-separated cross-origin host `patterns` allowed to open /ws (same origin always is)")
 	saveEvery := fl.Duration("save-every", 5*time.Minute, "save every avatar this `often`")
 	seed := fl.Uint64("seed", 1, "game `seed`")
+	wasmDir := fl.String("wasm-dir", "web", "`directory` of viewer.wasm and wasm_exec.js (make wasm)")
 	verbose := fl.Bool("v", false, "log debug messages")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -80,7 +82,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "server: %v\n", err)
 		return 1
 	}
-	hs := &http.Server{Handler: srv.Handler(page()), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: srv.Handler(web.Handler(web.Options{WasmDir: *wasmDir})), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "twinframe: serving http://%s/\n", ln.Addr())
 	if generated {
 		fmt.Fprintf(stdout, "twinframe: deity token %s\n", *token)
@@ -105,9 +107,6 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "twinframe: stopped")
 	return 0
 }
-
-// page is the handler of "/": nil (the server's status page) until web/ exists.
-func page() http.Handler { return nil }
 
 func envOr(key, def string) string {
 	if v := os.Getenv(key); v != "" {
