@@ -1,23 +1,33 @@
-// Command server is Twinframe's game server. For now it has one subcommand, xdump,
-// which prints tables of the embedded default world in the machine-readable xdump
-// language; the game server itself, headless and loadtest follow.
+// Command server is Twinframe's game server: without a command (or with serve) it
+// runs the game over HTTP and websocket; xdump prints tables of the embedded
+// default world in the machine-readable xdump language.
 //
 // Usage:
 //
+//	server [serve] [-addr HOST:PORT] [-db FILE] [-deity-token T] [-allow-origin P,...]
 //	server xdump [-player N] [meta] TABLE [RECORDS] [?COND&COND...]
+//
+// # Design note
+//
+// The game itself is server/internal/gameserver; this package parses flags,
+// opens the store, listens, prints the URL and turns SIGINT/SIGTERM into a
+// graceful shutdown (sessions closed, avatars saved, store closed).
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-const usage = `usage: server COMMAND [ARGUMENTS]
+const usage = `usage: server [COMMAND] [ARGUMENTS]
 
 Commands:
+  serve [-addr HOST:PORT] [-db FILE] [-deity-token T] [-allow-origin P,...] [-save-every D]
+        run the game server (the default command; "server serve -h" lists the flags)
   xdump [-player N] [meta] TABLE [RECORDS] [?COND&COND...]
         print a table of the embedded default world (configuration and initial
         state) as a machine-readable xdump; "xdump table *" lists the tables
@@ -26,17 +36,20 @@ Commands:
 // run runs the command line args (without the program name) and returns the exit
 // status: 0 on success, 1 when the command fails, 2 for a usage error.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelp(args[0]) {
+		return serveCommand(args, stdout, stderr)
 	}
 	switch args[0] {
+	case "serve":
+		return serveCommand(args[1:], stdout, stderr)
 	case "xdump":
 		return xdumpCommand(args[1:], stdout, stderr)
-	case "help", "-h", "-help", "--help":
+	case "help", "-h", "-help", "--help": // see isHelp
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
 	fmt.Fprintf(stderr, "server: unknown command %q\n%s", args[0], usage)
 	return 2
 }
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }

@@ -21,9 +21,9 @@ func TestRun(t *testing.T) {
 		out        string // stdout starts with this
 		errContent string // stderr contains this
 	}{
-		{nil, 2, "", "usage: server COMMAND"},
+		{[]string{"serve", "extra"}, 2, "", "unexpected argument"},
 		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
-		{[]string{"help"}, 0, "usage: server COMMAND", ""},
+		{[]string{"help"}, 0, "usage: server [COMMAND]", ""},
 		{[]string{"xdump"}, 1, "", "usage: server xdump [-player N]"},
 		{[]string{"xdump", "-h"}, 0, "", "usage: server xdump"},
 		{[]string{"xdump", "-bogus", "table"}, 1, "", "flag provided but not defined"},

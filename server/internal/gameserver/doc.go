@@ -1,0 +1,42 @@
+// Package gameserver is Twinframe's authoritative game server: it runs the shared
+// simulation at 20 frames per second and replicates it to websocket clients, each
+// seeing the entities near its avatar. It also serves the HTTP side (status page,
+// /metrics, /healthz, /xdump, /debug/pprof) and keeps avatars in the store.
+//
+// # Design note
+//
+// One goroutine, the frame loop, owns the sim.Game and every session's game-side
+// state; nothing else touches them. Each connection has a reader goroutine (the
+// HTTP handler itself) that decodes packets into a bounded inbox, and a writer
+// goroutine that drains a bounded queue of finished packets. The loop only ever
+// does non-blocking sends: a session whose queue is full is a slow consumer and
+// is disconnected, so no socket can stall a frame. Requests that need the game
+// (joins, the status page, HTTP xdumps, live edits) are functions the loop runs
+// at the next frame boundary.
+//
+// A frame follows DESIGN.md §3: drain the inboxes (inputs are held until the
+// frame they are stamped with, at most MaxInputLead frames ahead), step the game
+// unless paused, then replicate. Replication computes each changed entity's
+// relative locomotion update once per frame and encodes it once per replication
+// policy; every client that held the entity before the frame gets those same
+// bytes, because every client that holds an entity has received every update
+// since its create (a client that falls behind is disconnected, never skipped).
+// Per client, the area of interest (replica.AOI, with hysteresis) is recomputed
+// when the avatar has moved AOIMove metres or AOIRefresh frames have passed;
+// in between, only created and destroyed entities are considered. A client's
+// messages for a frame form one packet: NetMessageServerFrame (acknowledging
+// the last input applied), replies, removes, adds, changes, power results and,
+// for a deity that asked, the debug-draw stream.
+//
+// Live edits (deity) become one more configuration file that loads after the
+// others: the world is loaded and verified from scratch, so errors name that
+// file's line and column exactly as at start; the game continues from a
+// snapshot restored into the new world (navmeshes and blackout zones rebuilt),
+// and every client gets the new region change and its entities again.
+//
+// Disconnects carry a websocket close code of 4000 plus the pb.ErrorCode and the
+// reason text, after a NetMessageError; a slow consumer, which would not read
+// them, is cut at once. Avatars are sim.Entity Database archives, saved on
+// logout, every SaveEvery and at shutdown by a saver goroutine that coalesces
+// saves per player, so the loop never waits for the disk.
+package gameserver

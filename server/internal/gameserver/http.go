@@ -1,0 +1,194 @@
+package gameserver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/http/pprof"
+	"strings"
+	"time"
+
+	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/xdump"
+)
+
+// Handler returns the server's HTTP handler: / (status page, or page when not
+// nil), /ws, /metrics, /healthz, /xdump and /debug/pprof/ (deity token).
+func (s *Server) Handler(page http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	if page != nil {
+		mux.Handle("/", page)
+		mux.HandleFunc("GET /status", s.serveStatus)
+	} else {
+		mux.HandleFunc("GET /{$}", s.serveStatus)
+	}
+	mux.HandleFunc("/ws", s.serveWS)
+	mux.Handle("GET /metrics", s.metrics)
+	mux.HandleFunc("GET /healthz", s.serveHealth)
+	mux.HandleFunc("GET /xdump", s.serveXdump)
+	mux.Handle("/debug/pprof/", s.deityOnly(http.HandlerFunc(pprof.Index)))
+	mux.Handle("/debug/pprof/cmdline", s.deityOnly(http.HandlerFunc(pprof.Cmdline)))
+	mux.Handle("/debug/pprof/profile", s.deityOnly(http.HandlerFunc(pprof.Profile)))
+	mux.Handle("/debug/pprof/symbol", s.deityOnly(http.HandlerFunc(pprof.Symbol)))
+	mux.Handle("/debug/pprof/trace", s.deityOnly(http.HandlerFunc(pprof.Trace)))
+	return mux
+}
+
+// token returns the deity token a request carries: "Authorization: Bearer T" or
+// ?token=T.
+func token(r *http.Request) (string, bool) {
+	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
+		return strings.TrimPrefix(h, "Bearer "), true
+	}
+	if t := r.URL.Query().Get("token"); t != "" {
+		return t, true
+	}
+	return "", false
+}
+
+func (s *Server) deityOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if t, ok := token(r); !ok || !s.checkToken(t) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="twinframe deity"`)
+			http.Error(w, "deity token required", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
+	t := s.timings.summary()
+	select {
+	case <-s.done:
+		http.Error(w, "stopping", http.StatusServiceUnavailable)
+		return
+	default:
+	}
+	if !s.running.Load() {
+		http.Error(w, "frame loop not running", http.StatusServiceUnavailable)
+		return
+	}
+	fmt.Fprintf(w, "ok frame %d\n", t.LastFrame)
+}
+
+// serveXdump answers GET /xdump?q=COMMAND with a live dump: the player view, or
+// the deity view with the deity token.
+func (s *Server) serveXdump(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query().Get("q")
+	if q == "" {
+		http.Error(w, "usage: /xdump?q="+xdump.Usage, http.StatusBadRequest)
+		return
+	}
+	if !strings.HasPrefix(q, "xdump ") {
+		q = "xdump " + q
+	}
+	v := xdump.Viewer{ID: -1}
+	if t, ok := token(r); ok {
+		if !s.checkToken(t) {
+			http.Error(w, "bad deity token", http.StatusUnauthorized)
+			return
+		}
+		v = xdump.Viewer{Deity: true}
+	}
+	var out bytes.Buffer
+	var err error
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	if derr := s.do(ctx, func() { err = s.dump(&out, q, v) }); derr != nil {
+		http.Error(w, derr.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write(out.Bytes())
+}
+
+type statusRegion struct {
+	ID       int32
+	Name     string
+	Entities int
+}
+
+type statusSession struct {
+	ID      uint64
+	Name    string
+	Role    string
+	Avatar  sim.EntityID
+	X, Y    float32
+	Visible int
+	Ack     uint32
+}
+
+type statusPage struct {
+	Frame    uint64
+	Paused   bool
+	Regions  []statusRegion
+	Sessions []statusSession
+	Timings  frameTimings
+}
+
+var statusTmpl = template.Must(template.New("status").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>Twinframe server</title>
+<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}</style>
+</head><body>
+<h1>Twinframe server</h1>
+<p>Game frame {{.Frame}}{{if .Paused}} (paused){{end}}. Websocket at <code>/ws</code>; <a href="/metrics">metrics</a>, <a href="/healthz">health</a>, <a href="/xdump?q=table+*">xdump</a>.</p>
+<h2>Regions</h2>
+<table><tr><th>id</th><th>name</th><th>entities</th></tr>
+{{range .Regions}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Entities}}</td></tr>{{end}}
+</table>
+<h2>Sessions ({{len .Sessions}})</h2>
+<table><tr><th>session</th><th>name</th><th>role</th><th>avatar</th><th>x</th><th>y</th><th>in view</th><th>last input</th></tr>
+{{range .Sessions}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Role}}</td><td>{{.Avatar}}</td><td>{{printf "%.2f" .X}}</td><td>{{printf "%.2f" .Y}}</td><td>{{.Visible}}</td><td>{{.Ack}}</td></tr>{{end}}
+</table>
+<h2>Frame timings (last {{if lt .Timings.Frames 200}}{{.Timings.Frames}}{{else}}200{{end}} frames)</h2>
+<table><tr><th></th><th>p50</th><th>p99</th><th>max</th></tr>
+<tr><td>duration</td><td>{{.Timings.DurP50}}</td><td>{{.Timings.DurP99}}</td><td>{{.Timings.DurMax}}</td></tr>
+<tr><td>lateness</td><td>{{.Timings.LateP50}}</td><td>{{.Timings.LateP99}}</td><td>{{.Timings.LateMax}}</td></tr>
+</table>
+<p>Loop frames run: {{.Timings.Frames}}; frames dropped: {{.Timings.Dropped}}.</p>
+</body></html>
+`))
+
+func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
+	var p statusPage
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	err := s.do(ctx, func() { p = s.status() })
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	p.Timings = s.timings.summary()
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_ = statusTmpl.Execute(w, &p)
+}
+
+// status runs in the loop.
+func (s *Server) status() statusPage {
+	p := statusPage{Frame: s.game.Frame(), Paused: s.paused}
+	for _, r := range s.game.Regions() {
+		n := 0
+		for _, e := range s.game.Entities() {
+			if e.Region() == r.ID() {
+				n++
+			}
+		}
+		p.Regions = append(p.Regions, statusRegion{r.ID(), r.Name(), n})
+	}
+	for _, c := range s.sessions {
+		ss := statusSession{ID: c.id, Name: c.name, Role: strings.TrimPrefix(c.role.String(), "ROLE_"),
+			Avatar: c.avatar, Visible: len(c.visible), Ack: c.ack}
+		if e := s.game.Entity(c.avatar); e != nil {
+			ss.X, ss.Y = e.Pos()[0], e.Pos()[1]
+		}
+		p.Sessions = append(p.Sessions, ss)
+	}
+	return p
+}

@@ -1,0 +1,379 @@
+package gameserver
+
+import (
+	"slices"
+
+	"github.com/twinframe/twinframe/shared/archive"
+	"github.com/twinframe/twinframe/shared/debugdraw"
+	"github.com/twinframe/twinframe/shared/protocol"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
+	"github.com/twinframe/twinframe/shared/world"
+	"google.golang.org/protobuf/proto"
+)
+
+// tracked is the replication state of one entity: the locomotion state every
+// client holding it has, and this frame's update.
+type tracked struct {
+	id      sim.EntityID
+	region  int32
+	state   locomotion.State // last state replicated (absolute)
+	upd     locomotion.State // this frame's relative update for everyone but the owner
+	prox    []byte           // upd as a NetMessageLocomotionStateUpdate payload, Proximity policy
+	own     locomotion.State // this frame's update for the owner: the difference from the last frame
+	shared  bool             // upd goes to clients other than the owner this frame
+	sentCmd uint64           // CommandFrame when upd was last shared (SparseUpdates)
+}
+
+type encodedResult struct {
+	r       sim.PowerResult
+	payload []byte
+}
+
+var (
+	idCreate  = mustID(&pb.NetMessageEntityCreate{})
+	idDestroy = mustID(&pb.NetMessageEntityDestroy{})
+	idLoco    = mustID(&pb.NetMessageLocomotionStateUpdate{})
+	idPower   = mustID(&pb.NetMessagePowerResult{})
+)
+
+func mustID(m proto.Message) protocol.ID {
+	id, ok := protocol.IDOf(m)
+	if !ok {
+		panic("gameserver: message without id")
+	}
+	return id
+}
+
+// replicate builds and queues every session's packet for the frame just run.
+func (s *Server) replicate(stepped bool) {
+	f := s.game.Frame()
+	ents := s.game.Entities()
+	// Created and destroyed since the last replication.
+	s.curIDs = s.curIDs[:0]
+	for _, e := range ents {
+		s.curIDs = append(s.curIDs, uint64(e.ID()))
+	}
+	s.created, s.destroyed = diffSorted(s.prevIDs, s.curIDs, s.created[:0], s.destroyed[:0])
+	s.prevIDs, s.curIDs = s.curIDs, s.prevIDs
+	for _, id := range s.destroyed {
+		if t := s.last[sim.EntityID(id)]; t != nil {
+			s.addLost(world.Lost{ID: int32(id), Region: t.region, Timestamp: int64(f)})
+			delete(s.last, sim.EntityID(id))
+		}
+	}
+	// Each changed entity's update, computed once.
+	s.updates = s.updates[:0]
+	for k := range s.cands {
+		s.cands[k] = s.cands[k][:0]
+	}
+	for _, e := range ents {
+		s.cands[e.Region()] = append(s.cands[e.Region()], replica.Candidate{ID: uint64(e.ID()), Pos: e.Pos()})
+		t := s.last[e.ID()]
+		if t == nil {
+			t = &tracked{id: e.ID(), region: e.Region(), sentCmd: e.CommandFrame()}
+			e.LocomotionState(&t.state, f)
+			s.last[e.ID()] = t
+			continue
+		}
+		t.region = e.Region()
+		if e.Policy()&archive.ClientIndependent != 0 {
+			continue // the client simulates it from its create
+		}
+		if max(e.ChangedFrame(), e.CommandFrame()) < s.replFrame {
+			continue
+		}
+		e.LocomotionState(&s.scratch, f)
+		d := locomotion.Diff(&t.state, &s.scratch)
+		if d.Fields&^(locomotion.Relative|locomotion.Moving) == 0 &&
+			d.Fields&locomotion.Moving == t.state.Fields&locomotion.Moving {
+			continue
+		}
+		t.own = d
+		t.own.Path = slices.Clone(d.Path)
+		wasMoving := t.state.Fields&locomotion.Moving != 0
+		t.state.Path = append(t.state.Path[:0], s.scratch.Path...)
+		path := t.state.Path
+		t.state = s.scratch
+		t.state.Path = path
+		t.prox = nil
+		t.upd, t.shared = t.own, true
+		if s.cfg.SparseUpdates {
+			// Others get an update when the command changed, the entity started
+			// or stopped, or in its refresh slot: position, yaw and speed, plus
+			// the path when the command changed. Fields are absolute values, so
+			// a client whose create came later than the last update still ends
+			// up with the right state.
+			moving := s.scratch.Fields&locomotion.Moving != 0
+			cmd := e.CommandFrame() != t.sentCmd
+			t.shared = cmd || moving != wasMoving || (f+uint64(e.ID()))%s.cfg.RefreshFrames == 0
+			if t.shared {
+				t.upd = s.scratch
+				t.upd.Path = slices.Clone(s.scratch.Path)
+				t.upd.Fields = s.scratch.Fields | locomotion.Relative | locomotion.HasPosition | locomotion.HasYaw | locomotion.HasSpeed
+				if !cmd {
+					t.upd.Fields &^= locomotion.HasPath
+					t.upd.Path = nil
+				}
+				t.sentCmd = e.CommandFrame()
+			}
+		}
+		s.updates = append(s.updates, t)
+	}
+	s.replFrame = f
+	s.results = s.results[:0]
+	if stepped {
+		for _, r := range s.game.PowerResults() {
+			a := archive.NewPacker(archive.Replication, archive.Proximity)
+			a.TransferObject(&r)
+			if a.Err() != nil {
+				s.log.Error("pack power result", "err", a.Err())
+				continue
+			}
+			_, payload, err := protocol.Marshal(&pb.NetMessagePowerResult{ArchiveData: a.Bytes()})
+			if err == nil {
+				s.results = append(s.results, encodedResult{r, payload})
+			}
+		}
+	}
+	var draw *pb.NetMessageDebugDraw
+	creates := map[sim.EntityID][]byte{}
+	for _, c := range s.sessions {
+		if c.closed() {
+			continue
+		}
+		if c.draw && draw == nil {
+			draw = s.debugDraw()
+		}
+		s.replicateTo(c, f, creates, draw)
+	}
+}
+
+// replicateTo builds and queues one session's packet.
+func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]byte, draw *pb.NetMessageDebugDraw) {
+	pk := &s.pk
+	pk.Reset(protocol.MuxGame, protocol.CommandData)
+	_ = pk.Append(&pb.NetMessageServerFrame{Frame: f, LastInputSeq: c.ack, Paused: s.paused})
+	for i, m := range c.replies {
+		if err := pk.Append(m); err != nil {
+			_ = pk.Append(&pb.NetMessageError{Code: protocol.Code(err), Text: err.Error()})
+		}
+		c.replies[i] = nil
+	}
+	c.replies = c.replies[:0]
+	av := s.game.Entity(c.avatar)
+	if av == nil {
+		s.send(c, slices.Clone(pk.Bytes()), pk.Len())
+		return
+	}
+	center := av.Pos()
+	cands := s.cands[av.Region()]
+	self := uint64(c.avatar)
+	c.add, c.rem = c.add[:0], c.rem[:0]
+	if !c.aoiValid || center.Sub(c.aoiCenter).Len() >= s.cfg.AOIMove || f >= c.aoiFrame+uint64(s.cfg.AOIRefresh) {
+		c.add, c.rem = s.cfg.AOI.Update(center, self, c.visible, cands, c.add, c.rem)
+		c.aoiCenter, c.aoiFrame, c.aoiValid = center, f, true
+	} else {
+		c.rem = intersectSorted(c.visible, s.destroyed, c.rem)
+		for _, id := range s.created {
+			e := s.game.Entity(sim.EntityID(id))
+			if e != nil && e.Region() == av.Region() && (id == self || s.cfg.AOI.Sees(center, e.Pos(), false)) {
+				if _, held := slices.BinarySearch(c.visible, id); !held {
+					c.add = append(c.add, id)
+				}
+			}
+		}
+	}
+	// Removes.
+	for _, id := range c.rem {
+		var b [12]byte
+		m := &pb.NetMessageEntityDestroy{IdEntity: id}
+		payload, _ := proto.MarshalOptions{}.MarshalAppend(b[:0], m)
+		if pk.AppendRaw(idDestroy, payload) != nil {
+			c.aoiValid = false
+			break
+		}
+		if i, ok := slices.BinarySearch(c.visible, id); ok {
+			c.visible = slices.Delete(c.visible, i, i+1)
+		}
+	}
+	// Changes of entities held before this frame (appended after the adds).
+	var changes [][]byte
+	vi := 0
+	for _, t := range s.updates {
+		id := uint64(t.id)
+		for vi < len(c.visible) && c.visible[vi] < id {
+			vi++
+		}
+		if vi == len(c.visible) {
+			break
+		}
+		if c.visible[vi] != id {
+			continue
+		}
+		if t.id == c.avatar {
+			changes = append(changes, s.locoPayload(&t.own, archive.Proximity|archive.Owner))
+			continue
+		}
+		if !t.shared {
+			continue
+		}
+		if t.prox == nil {
+			t.prox = s.locoPayload(&t.upd, archive.Proximity)
+		}
+		changes = append(changes, t.prox)
+	}
+	// Adds.
+	for _, id := range c.add {
+		e := s.game.Entity(sim.EntityID(id))
+		if e == nil {
+			continue
+		}
+		own := id == self
+		payload := creates[e.ID()]
+		if own || payload == nil {
+			var err error
+			payload, err = packCreate(e, own)
+			if err != nil {
+				s.log.Error("pack entity", "entity", id, "err", err)
+				continue
+			}
+			if !own {
+				creates[e.ID()] = payload
+			}
+		}
+		if pk.AppendRaw(idCreate, payload) != nil {
+			c.aoiValid = false // the rest next frame
+			break
+		}
+		i, _ := slices.BinarySearch(c.visible, id)
+		c.visible = slices.Insert(c.visible, i, id)
+	}
+	for _, p := range changes {
+		if pk.AppendRaw(idLoco, p) != nil {
+			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "frame packet over its size limit")
+			return
+		}
+	}
+	for _, r := range s.results {
+		if s.resultVisible(c, center, &r.r) {
+			_ = pk.AppendRaw(idPower, r.payload)
+		}
+	}
+	if draw != nil && c.draw {
+		_ = pk.Append(draw)
+	}
+	s.send(c, slices.Clone(pk.Bytes()), pk.Len())
+}
+
+func (s *Server) resultVisible(c *session, center [2]float32, r *sim.PowerResult) bool {
+	for _, id := range [...]sim.EntityID{r.Source, r.Target, r.Projectile} {
+		if _, ok := slices.BinarySearch(c.visible, uint64(id)); ok && id != 0 {
+			return true
+		}
+	}
+	return s.cfg.AOI.Sees(center, r.Point, false)
+}
+
+func (s *Server) locoPayload(st *locomotion.State, pol archive.Policy) []byte {
+	a := archive.NewPacker(archive.Replication, pol)
+	a.TransferObject(st)
+	if a.Err() != nil {
+		s.log.Error("pack locomotion", "entity", st.Entity, "err", a.Err())
+		return nil
+	}
+	_, payload, err := protocol.Marshal(&pb.NetMessageLocomotionStateUpdate{ArchiveData: a.Bytes()})
+	if err != nil {
+		return nil
+	}
+	return payload
+}
+
+// packCreate returns the NetMessageEntityCreate payload of e: its replication
+// archive, with the Owner policy for a client's own avatar.
+func packCreate(e *sim.Entity, own bool) ([]byte, error) {
+	pol := e.Policy()
+	if own {
+		pol |= archive.Owner
+	}
+	a := archive.NewPacker(archive.Replication, pol)
+	a.TransferObject(e)
+	if err := a.Err(); err != nil {
+		return nil, err
+	}
+	_, payload, err := protocol.Marshal(&pb.NetMessageEntityCreate{ArchiveData: a.Bytes()})
+	return payload, err
+}
+
+// debugDraw records the sweeps of the frame just stepped.
+func (s *Server) debugDraw() *pb.NetMessageDebugDraw {
+	f := s.game.Frame()
+	var r protocol.DrawRecorder
+	sweep := debugdraw.RGBA(51, 153, 255, 255)
+	hit := debugdraw.RGBA(255, 51, 51, 255)
+	for _, e := range s.game.Entities() {
+		sw, ok := e.LastSweep()
+		if !ok || sw.Frame != f {
+			continue
+		}
+		r.Segment(sw.Start, sw.End, sweep)
+		r.Circle(sw.End, sw.Radius, sweep, false)
+		if sw.Hit {
+			r.Point(sw.Point, 6, hit)
+			r.Segment(sw.Point, sw.Point.Add(sw.Normal), hit)
+		}
+	}
+	if r.Msg == nil {
+		r.Msg = &pb.NetMessageDebugDraw{}
+	}
+	r.Msg.Frame = f
+	return r.Msg
+}
+
+func (s *Server) addLost(l world.Lost) {
+	const maxLost = 4096
+	if len(s.lost) >= maxLost {
+		s.lost = slices.Delete(s.lost, 0, len(s.lost)-maxLost+1)
+	}
+	s.lost = append(s.lost, l)
+}
+
+// diffSorted appends to created the ids in cur but not prev, and to destroyed
+// those in prev but not cur (both inputs ascending).
+func diffSorted(prev, cur, created, destroyed []uint64) ([]uint64, []uint64) {
+	i, j := 0, 0
+	for i < len(prev) || j < len(cur) {
+		switch {
+		case j == len(cur) || i < len(prev) && prev[i] < cur[j]:
+			destroyed = append(destroyed, prev[i])
+			i++
+		case i == len(prev) || cur[j] < prev[i]:
+			created = append(created, cur[j])
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return created, destroyed
+}
+
+// intersectSorted appends to dst the ids in both a and b (ascending).
+func intersectSorted(a, b, dst []uint64) []uint64 {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			dst = append(dst, a[i])
+			i++
+			j++
+		}
+	}
+	return dst
+}

@@ -1,0 +1,453 @@
+package gameserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/server/internal/store"
+	"github.com/twinframe/twinframe/shared/protocol"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/sim/frameclock"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
+	"github.com/twinframe/twinframe/shared/world"
+)
+
+// Errors.
+var (
+	ErrStopped = errors.New("gameserver: server stopped")
+	ErrConfig  = errors.New("gameserver: bad configuration")
+)
+
+// AvatarPrototype is the prototype of player avatars in the default world.
+const AvatarPrototype int32 = 0
+
+// Config configures a Server. Zero fields take the defaults in parentheses.
+type Config struct {
+	Store      *store.Store // required
+	Files      fs.FS        // configuration files (world.DefaultFiles())
+	Seed       uint64       // game seed
+	DeityToken string       // required: the token a deity logs in with
+	// OriginPatterns are the cross-origin hosts allowed to open /ws, as
+	// websocket.AcceptOptions.OriginPatterns; same-origin is always allowed.
+	OriginPatterns []string
+	NoPopulation   bool
+	Period         time.Duration // frame period (50 ms); tests shorten it
+	AOI            replica.AOI   // (replica.DefaultAOI)
+	AOIMove        float32       // metres the avatar moves before its AOI is recomputed (2)
+	AOIRefresh     int           // frames between AOI recomputations regardless (10)
+	InboxSize      int           // messages a session may queue between frames (64)
+	OutboxSize     int           // packets queued for a writer before it is a slow consumer (32)
+	MaxInputLead   uint64        // frames ahead an input may be stamped (40)
+	SaveEvery      time.Duration // periodic save of every avatar (5 min)
+	WriteTimeout   time.Duration // one websocket write (5 s)
+	LoginTimeout   time.Duration // from connect to login (10 s)
+	// SparseUpdates sends other entities' locomotion (Proximity policy) only when
+	// their command changed (new path, goal, stop or speed) and, staggered by id,
+	// once every RefreshFrames frames while they move, instead of every frame
+	// their position changes. The client must then walk remote entities along
+	// their replicated paths (replica does not yet: it holds the last state).
+	// A client's own avatar is always sent on every change.
+	SparseUpdates bool
+	RefreshFrames uint64 // (20)
+	// Clock is the frame loop's time source (wall clock: monotonic time since New).
+	Clock  frameclock.Clock
+	Logger *slog.Logger // (discard)
+}
+
+func (c *Config) defaults() error {
+	if c.Store == nil {
+		return fmt.Errorf("%w: no store", ErrConfig)
+	}
+	if c.DeityToken == "" {
+		return fmt.Errorf("%w: no deity token", ErrConfig)
+	}
+	if c.Files == nil {
+		c.Files = world.DefaultFiles()
+	}
+	if c.Period <= 0 {
+		c.Period = sim.FrameMillis * time.Millisecond
+	}
+	if c.AOI == (replica.AOI{}) {
+		c.AOI = replica.DefaultAOI
+	}
+	if !c.AOI.Valid() {
+		return fmt.Errorf("%w: AOI %+v", ErrConfig, c.AOI)
+	}
+	setDefault(&c.AOIMove, 2)
+	setDefault(&c.AOIRefresh, 10)
+	setDefault(&c.InboxSize, 64)
+	setDefault(&c.OutboxSize, 32)
+	setDefault(&c.MaxInputLead, 40)
+	setDefault(&c.RefreshFrames, 20)
+	setDefault(&c.SaveEvery, 5*time.Minute)
+	setDefault(&c.WriteTimeout, 5*time.Second)
+	setDefault(&c.LoginTimeout, 10*time.Second)
+	if c.Clock == nil {
+		c.Clock = wallClock{start: time.Now()}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return nil
+}
+
+func setDefault[T comparable](p *T, v T) {
+	var zero T
+	if *p == zero {
+		*p = v
+	}
+}
+
+// wallClock is the frame loop's real clock: monotonic time since start; a sleep of
+// zero yields.
+type wallClock struct{ start time.Time }
+
+func (c wallClock) Now() time.Duration { return time.Since(c.start) }
+func (c wallClock) Sleep(d time.Duration) {
+	if d <= 0 {
+		runtime.Gosched()
+		return
+	}
+	time.Sleep(d)
+}
+
+// Server is a running game: the simulation, its sessions and its HTTP handler.
+// Create it with New, serve Handler, and call Run once.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	metrics *metrics
+	saver   *saver
+
+	world     *world.World // the game's world (must not change while the game uses it)
+	dumpWorld *world.World // a second copy whose State the loop fills for live dumps
+	tables    []*pb.NetStructConfigFile
+	hash      []byte
+	region    int32 // the region players enter
+
+	// Requests to the loop, run at the next frame boundary.
+	reqs    chan func()
+	done    chan struct{} // closed when the loop stops taking requests
+	running atomic.Bool
+	nextID  atomic.Uint64
+	conns   sync.WaitGroup // connection goroutines
+
+	// Owned by the loop.
+	game      *sim.Game
+	sessions  []*session // in join order
+	byName    map[string]*session
+	paused    bool
+	edits     int    // live edits applied
+	stepLeft  uint32 // frames to step while paused
+	prevIDs   []uint64
+	curIDs    []uint64
+	created   []uint64 // entity ids new this frame, ascending
+	destroyed []uint64 // entity ids gone this frame, ascending
+	last      map[sim.EntityID]*tracked
+	cands     map[int32][]replica.Candidate
+	updates   []*tracked // entities with an update this frame, ascending id
+	results   []encodedResult
+	lost      []world.Lost
+	lastSave  time.Duration
+	timings   timingRing
+	scratch   locomotion.State
+	pk        protocol.Packet
+	replFrame uint64 // the game frame replicated last
+}
+
+// New loads the world and builds the game. It does not start the frame loop.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, reqs: make(chan func(), 256), done: make(chan struct{}),
+		byName: map[string]*session{}, last: map[sim.EntityID]*tracked{}, cands: map[int32][]replica.Candidate{}}
+	names, err := fs.Glob(cfg.Files, "*.config")
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		b, err := fs.ReadFile(cfg.Files, n)
+		if err != nil {
+			return nil, err
+		}
+		s.tables = append(s.tables, &pb.NetStructConfigFile{Name: n, Text: string(b)})
+	}
+	sum := protocol.HashConfigFiles(s.tables)
+	s.hash = sum[:]
+	if s.world, err = world.Load(cfg.Files); err != nil {
+		return nil, err
+	}
+	if s.dumpWorld, err = world.Load(cfg.Files); err != nil {
+		return nil, err
+	}
+	s.game, err = sim.New(s.world, &sim.Options{Seed: cfg.Seed, NoPopulation: cfg.NoPopulation})
+	if err != nil {
+		return nil, err
+	}
+	if len(s.game.Regions()) == 0 {
+		return nil, fmt.Errorf("%w: the world has no region", ErrConfig)
+	}
+	s.region = s.game.Regions()[0].ID()
+	s.metrics = newMetrics()
+	s.saver = newSaver(cfg.Store, s.log)
+	s.pk.Limits = serverPacketLimits
+	for _, e := range s.game.Entities() {
+		s.prevIDs = append(s.prevIDs, uint64(e.ID()))
+	}
+	return s, nil
+}
+
+// serverPacketLimits are what the server builds: room for a region change.
+var serverPacketLimits = protocol.Limits{MaxPacketSize: protocol.HeaderSize + protocol.MaxBodySize, MaxMessageSize: 4 << 20}
+
+// clientPacketLimits are what the server reads from a client: room for the largest
+// client message (a 256 KiB live edit) and few messages per packet.
+var clientPacketLimits = protocol.Limits{MaxPacketSize: 260 << 10, MaxMessageSize: 256 << 10, MaxMessages: 64}
+
+// Run runs the frame loop until ctx ends, then shuts down: every session is closed
+// (ERROR_CODE_SHUTDOWN), every avatar saved in one transaction, pending saves
+// flushed, and connection goroutines awaited (up to five seconds). It returns nil
+// after a clean shutdown.
+func (s *Server) Run(ctx context.Context) error {
+	if !s.running.CompareAndSwap(false, true) {
+		return fmt.Errorf("gameserver: Run called twice")
+	}
+	saverDone := make(chan struct{})
+	go func() { s.saver.run(); close(saverDone) }()
+	s.lastSave = s.cfg.Clock.Now()
+	drv := frameclock.New(s.cfg.Clock, frameclock.Config{Period: s.cfg.Period})
+	var dropped uint64
+	err := drv.Run(ctx, s.frame, func(r frameclock.Report) {
+		s.metrics.frameDuration.Observe(r.Duration.Seconds())
+		s.metrics.frameLateness.Observe(r.Lateness.Seconds())
+		if r.Dropped > dropped {
+			s.metrics.framesDropped.Add(float64(r.Dropped - dropped))
+			dropped = r.Dropped
+		}
+		s.timings.add(r)
+	})
+	if !errors.Is(err, frameclock.ErrStopped) {
+		s.log.Error("frame loop failed", "err", err)
+	}
+	// Shutdown: stop taking requests, run those already queued.
+	close(s.done)
+	s.runRequests()
+	var saves []store.Save
+	for _, c := range s.sessions {
+		c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "server shutting down")
+		if sv, ok := s.packAvatar(c); ok {
+			saves = append(saves, sv)
+		}
+	}
+	s.sessions = nil
+	s.metrics.sessions.Set(0)
+	s.saver.stop(saves)
+	<-saverDone
+	waited := make(chan struct{})
+	go func() { s.conns.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(5 * time.Second):
+		s.log.Warn("connections still open after shutdown")
+	}
+	if err := s.saver.err(); err != nil {
+		return err
+	}
+	if errors.Is(err, frameclock.ErrStopped) {
+		return nil
+	}
+	return err
+}
+
+// do runs fn in the frame loop at the next frame boundary and waits for it.
+func (s *Server) do(ctx context.Context, fn func()) error {
+	ran := make(chan struct{})
+	select {
+	case s.reqs <- func() { fn(); close(ran) }:
+	case <-s.done:
+		return ErrStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ran:
+		return nil
+	case <-s.done:
+		// The loop runs what was queued before it stopped.
+		select {
+		case <-ran:
+			return nil
+		default:
+			return ErrStopped
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Server) runRequests() {
+	for {
+		select {
+		case fn := <-s.reqs:
+			fn()
+		default:
+			return
+		}
+	}
+}
+
+// frame is one tick of the frame loop (DESIGN.md §3).
+func (s *Server) frame(uint64) error {
+	s.runRequests()
+	// 1. Inputs: drain the inboxes; drop sessions that ended.
+	n := 0
+	for _, c := range s.sessions {
+		if c.closed() {
+			s.leave(c)
+			continue
+		}
+		s.sessions[n] = c
+		n++
+		s.drain(c)
+	}
+	clear(s.sessions[n:])
+	s.sessions = s.sessions[:n]
+	s.metrics.sessions.Set(float64(n))
+
+	stepped := false
+	if !s.paused || s.stepLeft > 0 {
+		if s.paused {
+			s.stepLeft--
+		}
+		f := s.game.Frame() + 1
+		for _, c := range s.sessions {
+			s.applyInputs(c, f)
+		}
+		// 2–5: events, locomotion, physics, deferred work.
+		if err := s.game.Step(); err != nil {
+			s.log.Warn("step", "frame", f, "err", err)
+		}
+		for _, r := range s.game.Rejected() {
+			s.log.Debug("input rejected", "entity", r.Input.Entity, "err", r.Err)
+		}
+		stepped = true
+	}
+	// 6. Replication.
+	s.replicate(stepped)
+	if now := s.cfg.Clock.Now(); now-s.lastSave >= s.cfg.SaveEvery {
+		s.lastSave = now
+		for _, c := range s.sessions {
+			if sv, ok := s.packAvatar(c); ok {
+				s.saver.queue(sv)
+			}
+		}
+	}
+	return nil
+}
+
+// join runs in the loop: it gives the session its avatar (the one of an older
+// session with the same name, the saved one, or a new one at a spawn point) and
+// queues the login result and region change.
+func (s *Server) join(c *session, saved []byte) {
+	if c.closed() {
+		return
+	}
+	if old := s.byName[c.name]; old != nil && !old.closed() && old.avatar != 0 {
+		old.fail(pb.ErrorCode_ERROR_CODE_REPLACED, "a newer session logged in as "+c.name)
+		c.avatar, old.avatar = old.avatar, 0
+		c.ack = old.ack
+	}
+	if c.avatar == 0 {
+		if b, ok := s.saver.latest(c.playerID); ok {
+			saved = b
+		}
+		id, err := s.spawnAvatar(saved)
+		if err != nil {
+			s.log.Error("spawn avatar", "name", c.name, "err", err)
+			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "no room for an avatar")
+			return
+		}
+		c.avatar = id
+	}
+	s.byName[c.name] = c
+	s.sessions = append(s.sessions, c)
+	c.joined = true
+	f := s.game.Frame()
+	rc := &pb.NetMessageRegionChange{RegionId: s.region, Tables: s.tables, TablesHash: s.hash, ServerFrame: f}
+	lr := &pb.NetMessageLoginResult{PlayerEntityId: uint64(c.avatar), Role: c.role, ServerFrame: f,
+		ProtocolVersion: protocol.Version}
+	var pk protocol.Packet
+	pk.Limits = serverPacketLimits
+	if err := pk.Append(lr); err != nil {
+		c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, err.Error())
+		return
+	}
+	if err := pk.Append(rc); err != nil {
+		c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, err.Error())
+		return
+	}
+	s.send(c, slices.Clone(pk.Bytes()), 2)
+	s.log.Info("login", "session", c.id, "name", c.name, "role", c.role, "avatar", c.avatar)
+}
+
+// leave runs in the loop for a session that ended: its avatar is saved and leaves
+// the game (unless a newer session took it over).
+func (s *Server) leave(c *session) {
+	if !c.joined {
+		return
+	}
+	c.joined = false
+	if s.byName[c.name] == c {
+		delete(s.byName, c.name)
+	}
+	s.log.Info("logout", "session", c.id, "name", c.name, "reason", c.reason(), "detail", c.reasonText())
+	if c.avatar == 0 {
+		return
+	}
+	if sv, ok := s.packAvatar(c); ok {
+		s.saver.queue(sv)
+	}
+	if err := s.game.Destroy(c.avatar); err != nil {
+		s.log.Warn("destroy avatar", "avatar", c.avatar, "err", err)
+	}
+	c.avatar = 0
+}
+
+// spawnAvatar creates an avatar from a saved Database archive, or at the region's
+// first free spawn point when there is none (or it does not restore).
+func (s *Server) spawnAvatar(saved []byte) (sim.EntityID, error) {
+	if len(saved) > 0 {
+		e, err := unpackAvatar(saved)
+		if err == nil && s.game.Region(e.Region()) != nil {
+			id, err := s.game.Spawn(e.Prototype(), e.Region(), e.Pos(), e.Yaw())
+			if err == nil {
+				if e.Speed() > 0 {
+					_ = s.game.SetSpeed(id, e.Speed())
+				}
+				return id, nil
+			}
+		}
+		s.log.Warn("saved avatar not restored; spawning a new one", "err", err)
+	}
+	r := s.game.Region(s.region)
+	pts := r.SpawnPoints()
+	var at mgl32.Vec2
+	if len(pts) > 0 {
+		at = pts[int(s.nextID.Load())%len(pts)]
+	}
+	return s.game.Spawn(AvatarPrototype, s.region, at, 0)
+}

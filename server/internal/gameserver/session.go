@@ -1,0 +1,464 @@
+package gameserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/coder/websocket"
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/server/internal/store"
+	"github.com/twinframe/twinframe/shared/protocol"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/sim"
+	"google.golang.org/protobuf/proto"
+)
+
+// CloseCodeBase is added to a pb.ErrorCode to make the websocket close code the
+// server closes a connection with (4000 + code: 4001 bad packet ... 4012 internal).
+const CloseCodeBase = 4000
+
+// session is one websocket connection. Fields after the comment are owned by the
+// frame loop.
+type session struct {
+	id       uint64
+	conn     *websocket.Conn
+	srv      *Server
+	ctx      context.Context // cancelled when the session must end
+	cancel   context.CancelFunc
+	out      chan []byte
+	name     string
+	playerID int64
+	role     pb.Role
+
+	mu        sync.Mutex
+	inbox     []proto.Message
+	code      pb.ErrorCode // why it ended (NONE: the client left)
+	why       string
+	slow      bool
+	everEnded bool
+
+	// Loop-owned.
+	joined    bool
+	avatar    sim.EntityID
+	ack       uint32
+	pending   []queuedInput
+	replies   []proto.Message
+	visible   []uint64 // ascending
+	aoiCenter mgl32.Vec2
+	aoiFrame  uint64
+	aoiValid  bool
+	draw      bool
+	add, rem  []uint64
+}
+
+type queuedInput struct {
+	seq   uint32
+	frame uint64
+	in    sim.Input
+}
+
+// fail ends the session with code and reason (the first call wins).
+func (c *session) fail(code pb.ErrorCode, why string) {
+	c.mu.Lock()
+	if !c.everEnded {
+		c.everEnded = true
+		c.code, c.why = code, why
+		c.slow = code == pb.ErrorCode_ERROR_CODE_SLOW_CONSUMER
+	}
+	slow := c.slow
+	c.mu.Unlock()
+	c.cancel()
+	if slow {
+		// Abort a write in progress: the writer's context is not the session's, so
+		// that ending a session for any other reason lets the packet being written
+		// finish and the error and close frame follow it.
+		c.conn.CloseNow()
+	}
+}
+
+func (c *session) closed() bool { return c.ctx.Err() != nil }
+
+// reason is the metrics label of why the session ended.
+func (c *session) reason() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.code == pb.ErrorCode_ERROR_CODE_NONE {
+		if c.why != "" {
+			return c.why
+		}
+		return "client_closed"
+	}
+	return strings.ToLower(strings.TrimPrefix(c.code.String(), "ERROR_CODE_"))
+}
+
+func (c *session) reasonText() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.why
+}
+
+// send queues a packet for the writer without blocking; a full queue makes the
+// session a slow consumer.
+func (s *Server) send(c *session, p []byte, msgs int) {
+	select {
+	case c.out <- p:
+		s.metrics.bytesOut.Add(float64(len(p)))
+		s.metrics.messagesOut.Add(float64(msgs))
+	default:
+		c.fail(pb.ErrorCode_ERROR_CODE_SLOW_CONSUMER,
+			fmt.Sprintf("output queue full (%d packets)", cap(c.out)))
+	}
+}
+
+// serveWS is the /ws handler: it runs the session's reader, and starts its writer.
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
+	if err != nil {
+		s.log.Info("websocket accept", "remote", r.RemoteAddr, "err", err)
+		return
+	}
+	s.conns.Add(1)
+	defer s.conns.Done()
+	conn.SetReadLimit(-1) // the reader caps each message itself, with a reason
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &session{id: s.nextID.Add(1), conn: conn, srv: s, ctx: ctx, cancel: cancel,
+		out: make(chan []byte, s.cfg.OutboxSize)}
+	readCtx, stopRead := context.WithCancel(context.Background())
+	defer stopRead()
+	writerDone := make(chan struct{})
+	go func() { s.writeLoop(c); close(writerDone) }()
+	s.readLoop(readCtx, c)
+	s.discard(readCtx, c)
+	<-writerDone
+	s.metrics.disconnect(c.reason())
+}
+
+// discard reads and drops what a failed client still sends while the writer
+// closes the connection, so that the close handshake completes (unread data at
+// close would make the kernel reset the connection, losing the close frame).
+// It reads at most maxSkip bytes, and stops when the connection is closed.
+func (s *Server) discard(ctx context.Context, c *session) {
+	c.mu.Lock()
+	failed := c.code != pb.ErrorCode_ERROR_CODE_NONE && !c.slow
+	c.mu.Unlock()
+	if !failed {
+		return
+	}
+	budget := int64(maxSkip)
+	for budget > 0 {
+		_, rd, err := c.conn.Reader(ctx)
+		if err != nil {
+			return
+		}
+		n, err := io.Copy(io.Discard, io.LimitReader(rd, budget))
+		budget -= n
+		if err != nil {
+			return
+		}
+	}
+	c.conn.CloseNow()
+}
+
+// readMessage reads one websocket message of at most the client packet limit.
+func (s *Server) readMessage(ctx context.Context, c *session) ([]byte, error) {
+	typ, rd, err := c.conn.Reader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if typ != websocket.MessageBinary {
+		c.fail(pb.ErrorCode_ERROR_CODE_BAD_PACKET, "text message")
+		return nil, errBadInput
+	}
+	max := clientPacketLimits.MaxPacketSize
+	b, err := io.ReadAll(io.LimitReader(rd, int64(max)+1))
+	if err != nil {
+		return nil, err
+	}
+	s.metrics.bytesIn.Add(float64(len(b)))
+	if len(b) > max {
+		// Skip the rest of the message (up to a bound), so that the close
+		// handshake reads frames, not the middle of a payload.
+		_, _ = io.Copy(io.Discard, io.LimitReader(rd, maxSkip))
+		c.fail(pb.ErrorCode_ERROR_CODE_TOO_LARGE, fmt.Sprintf("packet over %d bytes", max))
+		return nil, errBadInput
+	}
+	return b, nil
+}
+
+// maxSkip bounds what the reader discards of an oversized message.
+const maxSkip = 8 << 20
+
+var errBadInput = errors.New("gameserver: bad input")
+
+func (s *Server) readLoop(ctx context.Context, c *session) {
+	defer c.cancel()
+	rd := protocol.Reader{Limits: clientPacketLimits, From: protocol.ClientToServer}
+	// Login: the first packet must hold NetMessageLogin.
+	lctx, cancel := context.WithTimeout(ctx, s.cfg.LoginTimeout)
+	b, err := s.readMessage(lctx, c)
+	cancel()
+	if err != nil {
+		if !errors.Is(err, errBadInput) {
+			if lctx.Err() != nil && ctx.Err() == nil {
+				c.fail(pb.ErrorCode_ERROR_CODE_NOT_LOGGED_IN, "no login in time")
+			} else {
+				c.fail(pb.ErrorCode_ERROR_CODE_NONE, "")
+			}
+		}
+		return
+	}
+	login, ok := s.decodeLogin(c, &rd, b)
+	if !ok {
+		return
+	}
+	if !s.login(c, login) {
+		return
+	}
+	for {
+		b, err := s.readMessage(ctx, c)
+		if err != nil {
+			if !errors.Is(err, errBadInput) {
+				var ce websocket.CloseError
+				if errors.As(err, &ce) {
+					c.fail(pb.ErrorCode_ERROR_CODE_NONE, "")
+				} else if !c.closed() {
+					c.fail(pb.ErrorCode_ERROR_CODE_NONE, "read_error")
+				}
+			}
+			return
+		}
+		if !s.receive(c, &rd, b) || c.closed() {
+			return
+		}
+	}
+}
+
+func (s *Server) decodeLogin(c *session, rd *protocol.Reader, b []byte) (*pb.NetMessageLogin, bool) {
+	if _, err := rd.Reset(b); err != nil {
+		c.fail(protocol.Code(err), err.Error())
+		return nil, false
+	}
+	if !rd.Next() {
+		err := rd.Err()
+		if err == nil {
+			c.fail(pb.ErrorCode_ERROR_CODE_NOT_LOGGED_IN, "empty first packet")
+		} else {
+			c.fail(protocol.Code(err), err.Error())
+		}
+		return nil, false
+	}
+	s.metrics.messagesIn.Inc()
+	if rd.ID() != 1 {
+		c.fail(pb.ErrorCode_ERROR_CODE_NOT_LOGGED_IN, "first message is "+rd.ID().String()+", not a login")
+		return nil, false
+	}
+	var m pb.NetMessageLogin
+	if err := rd.UnmarshalTo(&m); err != nil {
+		c.fail(protocol.Code(err), err.Error())
+		return nil, false
+	}
+	return &m, true
+}
+
+// login checks a login and hands the session to the loop.
+func (s *Server) login(c *session, m *pb.NetMessageLogin) bool {
+	if m.GetProtocolVersion() != protocol.Version {
+		c.fail(pb.ErrorCode_ERROR_CODE_PROTOCOL_VERSION,
+			fmt.Sprintf("protocol version %d, server speaks %d", m.GetProtocolVersion(), protocol.Version))
+		return false
+	}
+	if err := store.CheckName(m.GetName()); err != nil {
+		c.fail(pb.ErrorCode_ERROR_CODE_BAD_LOGIN, err.Error())
+		return false
+	}
+	c.name, c.role = m.GetName(), pb.Role_ROLE_PLAYER
+	if m.DeityToken != nil {
+		if !s.checkToken(m.GetDeityToken()) {
+			c.fail(pb.ErrorCode_ERROR_CODE_NOT_AUTHORIZED, "bad deity token")
+			return false
+		}
+		c.role = pb.Role_ROLE_DEITY
+	}
+	p, _, err := s.cfg.Store.Login(c.ctx, c.name)
+	if err != nil {
+		c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "store: "+err.Error())
+		return false
+	}
+	c.playerID = p.ID
+	if err := s.do(c.ctx, func() { s.join(c, p.Avatar) }); err != nil {
+		c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "server shutting down")
+		return false
+	}
+	return !c.closed()
+}
+
+func (s *Server) checkToken(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.cfg.DeityToken)) == 1
+}
+
+// receive decodes a packet into the session's inbox.
+func (s *Server) receive(c *session, rd *protocol.Reader, b []byte) bool {
+	if _, err := rd.Reset(b); err != nil {
+		c.fail(protocol.Code(err), err.Error())
+		return false
+	}
+	var msgs []proto.Message
+	for rd.Next() {
+		info, _ := protocol.Lookup(rd.ID())
+		if !info.AllowedFor(c.role) {
+			c.fail(pb.ErrorCode_ERROR_CODE_NOT_AUTHORIZED, info.Name()+" needs the deity role")
+			return false
+		}
+		m, err := rd.Message()
+		if err != nil {
+			c.fail(protocol.Code(err), err.Error())
+			return false
+		}
+		msgs = append(msgs, m)
+	}
+	if err := rd.Err(); err != nil {
+		c.fail(protocol.Code(err), err.Error())
+		return false
+	}
+	s.metrics.messagesIn.Add(float64(len(msgs)))
+	c.mu.Lock()
+	over := len(c.inbox)+len(msgs) > s.cfg.InboxSize
+	if !over {
+		c.inbox = append(c.inbox, msgs...)
+	}
+	c.mu.Unlock()
+	if over {
+		c.fail(pb.ErrorCode_ERROR_CODE_FLOOD, fmt.Sprintf("more than %d messages in one frame", s.cfg.InboxSize))
+		return false
+	}
+	return true
+}
+
+// writeLoop sends queued packets until the session ends, then closes the
+// connection: with a NetMessageError and close code 4000+code, or at once for a
+// slow consumer.
+func (s *Server) writeLoop(c *session) {
+	for {
+		select {
+		case p := <-c.out:
+			if c.closed() {
+				s.closeConn(c)
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), s.cfg.WriteTimeout)
+			err := c.conn.Write(ctx, websocket.MessageBinary, p)
+			cancel()
+			if err != nil {
+				if !c.closed() {
+					c.fail(pb.ErrorCode_ERROR_CODE_SLOW_CONSUMER, "write: "+err.Error())
+				}
+				c.conn.CloseNow()
+				return
+			}
+		case <-c.ctx.Done():
+			s.closeConn(c)
+			return
+		}
+	}
+}
+
+// closeConn closes an ended session's connection.
+func (s *Server) closeConn(c *session) {
+	c.mu.Lock()
+	code, why, slow := c.code, c.why, c.slow
+	c.mu.Unlock()
+	if slow {
+		c.conn.CloseNow()
+		return
+	}
+	if code == pb.ErrorCode_ERROR_CODE_NONE {
+		c.conn.Close(websocket.StatusNormalClosure, "")
+		return
+	}
+	var pk protocol.Packet
+	if pk.Append(&pb.NetMessageError{Code: code, Text: why}) == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.WriteTimeout)
+		_ = c.conn.Write(ctx, websocket.MessageBinary, pk.Bytes())
+		cancel()
+	}
+	if len(why) > 120 { // a close reason must fit in a control frame
+		why = why[:120]
+	}
+	c.conn.Close(websocket.StatusCode(CloseCodeBase+int(code)), why)
+}
+
+// drain moves the session's inbox into the loop: inputs are queued for the frame
+// they are stamped with; requests are answered in this frame's packet.
+func (s *Server) drain(c *session) {
+	c.mu.Lock()
+	msgs := c.inbox
+	c.inbox = nil
+	c.mu.Unlock()
+	for _, m := range msgs {
+		var q queuedInput
+		switch m := m.(type) {
+		case *pb.NetMessageMoveTo:
+			q = queuedInput{m.GetInputSeq(), m.GetClientFrame(), sim.Input{Command: sim.CmdMoveAlongPath,
+				Point: mgl32.Vec2{m.GetTarget().GetX(), m.GetTarget().GetY()}}}
+		case *pb.NetMessageStop:
+			q = queuedInput{m.GetInputSeq(), m.GetClientFrame(), sim.Input{Command: sim.CmdStop}}
+		case *pb.NetMessageFire:
+			q = queuedInput{m.GetInputSeq(), m.GetClientFrame(), sim.Input{Command: sim.CmdFire,
+				Point: mgl32.Vec2{m.GetTarget().GetX(), m.GetTarget().GetY()}}}
+		case *pb.NetMessagePing:
+			c.replies = append(c.replies, &pb.NetMessagePong{ClientTimeMicros: m.GetClientTimeMicros(),
+				ClientFrame: m.GetClientFrame(), ServerFrame: s.game.Frame()})
+			continue
+		case *pb.NetMessageXDumpRequest:
+			c.replies = append(c.replies, s.xdumpReply(c, m))
+			continue
+		case *pb.NetMessageDebugCommand:
+			s.debugCommand(c, m)
+			continue
+		case *pb.NetMessageLiveEditRequest:
+			c.replies = append(c.replies, s.liveEdit(c, m))
+			continue
+		default:
+			c.fail(pb.ErrorCode_ERROR_CODE_BAD_PACKET, fmt.Sprintf("unexpected %T after login", m))
+			return
+		}
+		if q.seq <= c.ack || len(c.pending) > 0 && q.seq <= c.pending[len(c.pending)-1].seq {
+			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
+				Text: fmt.Sprintf("input %d out of sequence", q.seq)})
+			continue
+		}
+		if len(c.pending) >= s.cfg.InboxSize {
+			c.fail(pb.ErrorCode_ERROR_CODE_FLOOD, "too many pending inputs")
+			return
+		}
+		next := s.game.Frame() + 1
+		q.in.ClientFrame = q.frame
+		q.frame = min(max(q.frame, next), next+s.cfg.MaxInputLead)
+		c.pending = append(c.pending, q)
+	}
+}
+
+// applyInputs enqueues the session's inputs due at frame f, in sequence order.
+func (s *Server) applyInputs(c *session, f uint64) {
+	n := 0
+	for _, q := range c.pending {
+		if q.frame > f {
+			c.pending[n] = q
+			n++
+			continue
+		}
+		q.in.Entity = c.avatar
+		if err := s.game.Enqueue(q.in); err != nil {
+			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
+				Text: fmt.Sprintf("input %d: %v", q.seq, err)})
+		}
+		c.ack = max(c.ack, q.seq)
+	}
+	c.pending = c.pending[:n]
+}
