@@ -70,5 +70,6 @@ wasm:
 ## run: the server on http://127.0.0.1:8080 (ADDR=host:port to change) with the embedded
 ## default world and the SQLite store twinframe.db; builds the wasm viewer first.
 ADDR ?= 127.0.0.1:8080
+DB   ?= twinframe.db
 run: setup wasm
-	$(GO) run ./server serve -addr "$(ADDR)" -wasm-dir web
+	$(GO) run ./server serve -addr "$(ADDR)" -db "$(DB)" -wasm-dir web
