@@ -63,6 +63,7 @@ type Entity struct {
 	from      mgl32.Vec2 // scratch: position before this frame's physics
 	grid      int32      // scratch: cell in the region's entity grid
 	slot      int32      // scratch: index in the grid's items
+	loco      locomotor  // its mode and next end the first cache line
 	planNext  int32      // scratch: corner index reached if the motion is not blocked
 
 	proto      int32 // world prototype id, or ProtoProjectile
@@ -76,7 +77,6 @@ type Entity struct {
 	changed    uint64 // last frame any replicated field changed
 	locoFrame  uint64 // last frame the locomotion command (mode, path, speed) changed
 	wake       uint64 // frame of the next wander decision, 0 for none
-	loco       locomotor
 	power      projectile
 
 	// Debug records; not simulation state.
@@ -87,8 +87,8 @@ type Entity struct {
 // locomotor is the movement command of an entity.
 type locomotor struct {
 	mode   MoveMode
-	path   []mgl32.Vec2 // path[0] is where the move started; the rest are corners
 	next   int32        // index in path of the corner being walked to
+	path   []mgl32.Vec2 // path[0] is where the move started; the rest are corners
 	target EntityID     // Follow: the entity followed
 	rng    float32      // Follow: stop within this distance
 	repath uint64       // Follow: frame of the next re-path

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"math"
 	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -203,10 +202,11 @@ func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, *
 	if !(mlo[0] >= g.nearLo[0] && mlo[1] >= g.nearLo[1] && mhi[0] <= g.nearHi[0] && mhi[1] <= g.nearHi[1]) {
 		g.gatherNear(eg, e, mlo, mhi)
 	}
+	c := geom.Circle{Center: start, Radius: e.radius}
 	mm := lenSq2(m)
-	// First the time of contact of every candidate, cheaply; then full hits (point,
-	// normal) in (time, id) order until one opposes the motion: usually the first.
-	cands := g.cands[:0]
+	var best geom.Hit
+	var bestID EntityID
+	hit := int32(-1)
 	for _, i := range g.near {
 		s := &eg.slots[i]
 		rr := e.radius + s.r
@@ -219,66 +219,18 @@ func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, *
 		if lenSq2(sub2(d, scale2(m, t))) > float32(rr*rr) {
 			continue
 		}
-		if tc, ok := contactTime(start, m, s.pos, rr); ok {
-			cands = append(cands, cand{t: tc, id: s.id, slot: i})
-		}
-	}
-	g.cands = cands
-	c := geom.Circle{Center: start, Radius: e.radius}
-	for len(cands) > 0 {
-		k := 0
-		for j := 1; j < len(cands); j++ {
-			if cands[j].t < cands[k].t || (cands[j].t == cands[k].t && cands[j].id < cands[k].id) {
-				k = j
-			}
-		}
-		s := &eg.slots[cands[k].slot]
 		h, ok := geom.SweepCircleCircle(c, m, geom.Circle{Center: s.pos, Radius: s.r})
-		if ok && dot2(h.Normal, m) < 0 {
-			return h, eg.items[cands[k].slot], true
+		if !ok || dot2(h.Normal, m) >= 0 {
+			continue
 		}
-		cands[k] = cands[len(cands)-1]
-		cands = cands[:len(cands)-1]
+		if hit < 0 || h.T < best.T || (h.T == best.T && s.id < bestID) {
+			best, bestID, hit = h, s.id, i
+		}
 	}
-	return geom.Hit{}, nil, false
-}
-
-// cand is a candidate contact of an entity sweep.
-type cand struct {
-	t    float32
-	id   EntityID
-	slot int32
-}
-
-// contactTime is the time of contact that geom.SweepCircleCircle reports for a disc
-// moving from o by d towards a disc at p, r being the sum of the radii: the same
-// operations, so the same bits, without the contact point and normal. Its false
-// means no contact; its true may still be refused by the full sweep.
-func contactTime(o, d, p mgl32.Vec2, r float32) (float32, bool) {
-	m := sub2(o, p)
-	rr := float32(r * r)
-	c := dot2(m, m) - rr
-	b := dot2(m, d)
-	if c < 0 {
-		return 0, true
+	if hit < 0 {
+		return geom.Hit{}, nil, false
 	}
-	if b >= 0 {
-		return 0, false
-	}
-	if c == 0 {
-		return 0, true
-	}
-	a := dot2(d, d)
-	cr := float32(m[0]*d[1]) - float32(m[1]*d[0])
-	disc := float32(a*rr) - float32(cr*cr)
-	if disc < 0 {
-		return 0, false
-	}
-	t := c / (float32(math.Sqrt(float64(disc))) - b)
-	if !(t <= 1) {
-		return 0, false
-	}
-	return t, true
+	return best, eg.items[hit], true
 }
 
 // moveProjectile flies a projectile: the first wall or colliding entity (other than its
