@@ -2,7 +2,9 @@
 // runs the ebiten viewer on the page's canvas and publishes window.twinframe.
 //
 // Design note: the page picks the source with ?mode=local (the sandbox: the simulation
-// runs in the page with the embedded default world) or, by default, the networked mode.
+// runs in the page with the embedded default world) or, by default, the networked mode,
+// which connects to the page's own server at /ws (?server=ws://... overrides it; ?name=
+// and ?token= set the player name and the deity token).
 // Platform code sits behind three untagged functions (pageMode, publish, fail) with
 // *_js.go and *_notjs.go implementations; the native build opens a window instead, which
 // keeps `go vet ./...` and `go build ./...` working on every platform.
@@ -15,6 +17,15 @@ import (
 	"github.com/twinframe/twinframe/viewer/scene"
 )
 
+// page is what the page (or the command line) asks for.
+type page struct {
+	mode   string // modeLocal or modeNetwork
+	seed   uint64 // sandbox seed
+	server string // websocket URL of the server
+	name   string // player name
+	token  string // deity token
+}
+
 // Page modes.
 const (
 	modeLocal   = "local"
@@ -22,14 +33,17 @@ const (
 )
 
 func main() {
-	mode, seed := pageMode()
+	pg := pageMode()
+	mode := pg.mode
 	var src scene.Source
 	var err error
 	switch mode {
 	case modeLocal:
-		src, err = scene.NewLocal(scene.LocalOptions{Seed: seed})
+		src, err = scene.NewLocal(scene.LocalOptions{Seed: pg.seed})
+	case modeNetwork:
+		src = scene.NewNetwork(scene.NetworkOptions{URL: pg.server, Name: pg.name, DeityToken: pg.token})
 	default:
-		err = fmt.Errorf("networked mode is not available yet (it needs the client package); open ?mode=local for the sandbox")
+		err = fmt.Errorf("unknown mode %q: use mode=local (sandbox) or mode=network", mode)
 	}
 	if err != nil {
 		fail(mode, err)

@@ -1,6 +1,7 @@
 package navi
 
 import (
+	"math"
 	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -25,8 +26,8 @@ type Query struct {
 	stamp   []uint32 // == gen: node touched in this search
 	nodes   []node
 	heap    []heapItem
-	portals [][2]mgl32.Vec2
-	portalV [][2]int32 // mesh vertices of the portals' ends, -1 for start and end
+	portals []portalPair
+	portalE []portalEdge
 	cornerV []int32
 	cornerT []int32 // a corridor triangle next to each corner, a location hint
 	queue   []int32
@@ -38,13 +39,23 @@ type node struct {
 	g      float32
 	parent int32
 	entry  int8 // edge the search entered by, -1 at the start
-	pos    mgl32.Vec2
+	pos    xy
 }
 
+// heapItem is an entry of the search heap. key orders entries by f, then
+// by triangle index (ties break deterministically): f is never negative,
+// so the bits of f order like f.
 type heapItem struct {
-	f, g float32
-	t    int32
+	key uint64 // Float32bits(f)<<32 | t
+	g   float32
 }
+
+func mkItem(f, g float32, t int32) heapItem {
+	return heapItem{uint64(math.Float32bits(f))<<32 | uint64(uint32(t)), g}
+}
+
+func (it heapItem) f() float32 { return math.Float32frombits(uint32(it.key >> 32)) }
+func (it heapItem) t() int32   { return int32(uint32(it.key)) }
 
 // NewQuery returns a Query for m.
 func NewQuery(m *Mesh) *Query {
@@ -76,38 +87,39 @@ func (q *Query) push(it heapItem) {
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !less(h[i], h[p]) {
+		if h[p].key <= it.key {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = it
 	q.heap = h
 }
-
-// less orders by f, then by triangle index, so ties break deterministically.
-func less(a, b heapItem) bool { return a.f < b.f || (a.f == b.f && a.t < b.t) }
 
 func (q *Query) pop() heapItem {
 	h := q.heap
 	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
+	n := len(h) - 1
+	x := h[n]
+	h = h[:n]
 	i := 0
 	for {
-		l, r, s := 2*i+1, 2*i+2, i
-		if l < len(h) && less(h[l], h[s]) {
-			s = l
-		}
-		if r < len(h) && less(h[r], h[s]) {
-			s = r
-		}
-		if s == i {
+		c := 2*i + 1
+		if c >= n {
 			break
 		}
-		h[i], h[s] = h[s], h[i]
-		i = s
+		if c+1 < n && h[c+1].key < h[c].key {
+			c++
+		}
+		if x.key <= h[c].key {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	if n > 0 {
+		h[i] = x
 	}
 	q.heap = h
 	return top
@@ -224,14 +236,14 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 	}
 	q.next()
 	q.stamp[t0] = q.gen
-	q.push(heapItem{f: dist(p, c), t: t0})
+	q.push(mkItem(dist(p, c), 0, t0))
 	limit := q.maxNodes()
 	for n := 0; len(q.heap) > 0 && n < limit; n++ {
 		it := q.pop()
-		if it.f > maxDist+r {
+		if it.f() > maxDist+r {
 			break
 		}
-		t := it.t
+		t := it.t()
 		tr := &m.tris[t]
 		if tr.Flags&flags == flags {
 			cp := m.closestInTriangle(t, p)
@@ -255,7 +267,7 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 			}
 			q.stamp[u] = q.gen
 			d := dist(p, closestOnSegment(p, m.verts[tr.V[i]], m.verts[tr.V[next(i)]]))
-			q.push(heapItem{f: max(d, it.f), t: u})
+			q.push(mkItem(max(d, it.f()), 0, u))
 		}
 	}
 	return mgl32.Vec2{}, -1, false

@@ -22,6 +22,16 @@ func cross(a, b mgl32.Vec2) float32 { return float32(a[0]*b[1]) - float32(a[1]*b
 func length(a mgl32.Vec2) float32   { return float32(math.Sqrt(float64(dot(a, a)))) }
 func dist(a, b mgl32.Vec2) float32  { return length(sub(a, b)) }
 
+// xy is a point in scalars: unlike mgl32.Vec2 (an array), the compiler
+// keeps a small struct in registers.
+type xy struct{ x, y float32 }
+
+// dist2 is dist((ax, ay), (bx, by)) in scalars.
+func dist2(ax, ay, bx, by float32) float32 {
+	dx, dy := ax-bx, ay-by
+	return float32(math.Sqrt(float64(float32(dx*dx) + float32(dy*dy))))
+}
+
 // normalize returns a/|a|, or zero for a zero vector.
 func normalize(a mgl32.Vec2) mgl32.Vec2 {
 	l := length(a)

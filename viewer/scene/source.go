@@ -44,6 +44,9 @@ type Status struct {
 	Avatar      [2]float32 `json:"avatar"` // the avatar's position
 	Moving      bool       `json:"moving"` // the avatar is walking
 	Drift       float32    `json:"drift"`  // metres between predicted and authoritative avatar
+	DriftMax    float32    `json:"driftMax"`
+	Corrections int        `json:"corrections"` // prediction rewinds since connecting
+	RTT         float32    `json:"rtt"`         // milliseconds
 	Paused      bool       `json:"paused"`
 	Error       string     `json:"error"`
 }

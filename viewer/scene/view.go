@@ -1,12 +1,14 @@
 package scene
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/shared/debugdraw"
 	"github.com/twinframe/twinframe/viewer/draw"
 )
@@ -160,6 +162,25 @@ func (v *View) SetFollow(on bool) {
 	v.mu.Lock()
 	v.follow = on
 	v.mu.Unlock()
+}
+
+// NetShaper is a source whose network conditions can be changed (Network).
+type NetShaper interface {
+	SetNet(c netsim.Conditions) error
+}
+
+// ErrNoNetwork is returned by SetNetwork for a source without a network (the sandbox).
+var ErrNoNetwork = errors.New("scene: network conditions apply to the networked mode only")
+
+// SetNetwork changes the simulated network conditions of a networked source.
+func (v *View) SetNetwork(c netsim.Conditions) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	ns, ok := v.src.(NetShaper)
+	if !ok {
+		return ErrNoNetwork
+	}
+	return ns.SetNet(c)
 }
 
 // Snapshot returns the state as of the last Tick.

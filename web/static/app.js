@@ -83,7 +83,7 @@
         const out = input.parentElement.querySelector("output");
         out.textContent = id === "n-bandwidth" ? (input.value == 0 ? "∞" : input.value + " kB/s") : input.value + " ms";
         const r = tf.setNetwork({ latency: +$("n-latency").value, jitter: +$("n-jitter").value, bandwidth: +$("n-bandwidth").value * 1024 });
-        $("n-hint").textContent = typeof r === "string" ? r : "";
+        $("n-hint").textContent = r || "";
       });
     }
     if (tf.mode !== "network") $("n-hint").textContent = "sandbox: no network to shape";
