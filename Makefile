@@ -8,7 +8,7 @@ WASM_EXEC_DIR := $(shell $(GO) env GOROOT)/lib/wasm
 BENCH_COUNT   ?= 6
 BENCH_OUT     ?= bench.txt
 
-.PHONY: all setup test test-native test-wasm vet lint fmt fmt-check bench run fuzz proto wasm
+.PHONY: all setup test test-native test-wasm test-fma vet lint fmt fmt-check bench run fuzz proto wasm
 
 all: test
 
@@ -17,7 +17,7 @@ setup:
 	@scripts/setup.sh
 
 ## test: everything CI checks.
-test: setup fmt-check vet lint test-native test-wasm
+test: setup fmt-check vet lint test-native test-wasm test-fma
 
 ## vet: go vet, natively and for the wasm build of the shared simulation.
 vet:
@@ -41,6 +41,11 @@ test-native:
 ## test-wasm: the shared simulation compiled to WebAssembly and run under Node.
 test-wasm:
 	PATH="$$PATH:$(WASM_EXEC_DIR)" GOOS=js GOARCH=wasm $(GO) test -count=1 ./shared/...
+
+## test-fma: the determinism golden tests built with GOAMD64=v3, where the compiler
+## fuses a*b+c into FMA as arm64 does: a product left unrounded changes the hash.
+test-fma:
+	GOAMD64=v3 $(GO) test -count=1 -run 'Determinism|Golden|Hash' ./shared/...
 
 ## bench: every benchmark, -count=$(BENCH_COUNT), summarised with benchstat.
 bench:

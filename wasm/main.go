@@ -2,7 +2,25 @@
 // runs the ebiten viewer on the page's canvas and publishes window.twinframe.
 //
 // Design note: the page picks the source with ?mode=local (the sandbox: the simulation
-// runs in the page with the embedded default world) or, by default, the networked mode.
+// runs in the page with the embedded default world) or, by default, the networked mode,
+// which connects to the page's own server at /ws (?server=ws://... overrides it; ?name=
+// and ?token= set the player name and the deity token).
+//
+// window.twinframe (the page's contract, for tests and power users), refreshed after
+// every viewer update:
+//
+//	state      connected, mode ("local" | "network"), frame (predicted or sandbox frame),
+//	           serverFrame, entities, avatarId, avatar [x, y], moving, drift (metres, last
+//	           comparison), driftMax, corrections, rtt (ms), paused, recorded (sandbox:
+//	           last recorded frame), error, fps, overlays (names on), overlayNames (all),
+//	           selected, following, camera [x, y, pixels per metre], triangles, ticks,
+//	           ready (true once the first update ran)
+//	functions  moveTo(x, y), fire(x, y), toggle(name) → on (null: unknown name),
+//	           setOverlay(name, on), pause(), resume(), step(), seek(frame), select(id),
+//	           follow(on), inspect() → [{name, value}], log(n) → [{frame, text}],
+//	           worldToScreen(x, y) / screenToWorld(x, y) → {x, y},
+//	           setNetwork({latency, jitter (ms), bandwidth (bytes/s)}) → "" or why not
+//
 // Platform code sits behind three untagged functions (pageMode, publish, fail) with
 // *_js.go and *_notjs.go implementations; the native build opens a window instead, which
 // keeps `go vet ./...` and `go build ./...` working on every platform.
@@ -15,6 +33,15 @@ import (
 	"github.com/twinframe/twinframe/viewer/scene"
 )
 
+// page is what the page (or the command line) asks for.
+type page struct {
+	mode   string // modeLocal or modeNetwork
+	seed   uint64 // sandbox seed
+	server string // websocket URL of the server
+	name   string // player name
+	token  string // deity token
+}
+
 // Page modes.
 const (
 	modeLocal   = "local"
@@ -22,14 +49,17 @@ const (
 )
 
 func main() {
-	mode, seed := pageMode()
+	pg := pageMode()
+	mode := pg.mode
 	var src scene.Source
 	var err error
 	switch mode {
 	case modeLocal:
-		src, err = scene.NewLocal(scene.LocalOptions{Seed: seed})
+		src, err = scene.NewLocal(scene.LocalOptions{Seed: pg.seed})
+	case modeNetwork:
+		src = scene.NewNetwork(scene.NetworkOptions{URL: pg.server, Name: pg.name, DeityToken: pg.token})
 	default:
-		err = fmt.Errorf("networked mode is not available yet (it needs the client package); open ?mode=local for the sandbox")
+		err = fmt.Errorf("unknown mode %q: use mode=local (sandbox) or mode=network", mode)
 	}
 	if err != nil {
 		fail(mode, err)

@@ -7,26 +7,39 @@ import (
 	"net/url"
 	"strconv"
 	"syscall/js"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/viewer/scene"
 )
 
 // inBrowser says whether the page (and its HTML panel) hosts the viewer.
 const inBrowser = true
 
-// pageMode reads ?mode= and ?seed= from the page's URL.
-func pageMode() (string, uint64) {
-	q, _ := url.ParseQuery(trimQuery(js.Global().Get("location").Get("search").String()))
-	mode := q.Get("mode")
-	if mode == "" {
-		mode = modeNetwork
+// pageMode reads ?mode=, ?seed=, ?server=, ?name= and ?token= from the page's URL.
+func pageMode() page {
+	loc := js.Global().Get("location")
+	q, _ := url.ParseQuery(trimQuery(loc.Get("search").String()))
+	p := page{mode: q.Get("mode"), server: q.Get("server"), name: q.Get("name"), token: q.Get("token")}
+	if p.mode == "" {
+		p.mode = modeNetwork
 	}
-	seed, err := strconv.ParseUint(q.Get("seed"), 10, 64)
-	if err != nil {
-		seed = 1
+	var err error
+	if p.seed, err = strconv.ParseUint(q.Get("seed"), 10, 64); err != nil {
+		p.seed = 1
 	}
-	return mode, seed
+	if p.server == "" {
+		scheme := "ws://"
+		if loc.Get("protocol").String() == "https:" {
+			scheme = "wss://"
+		}
+		p.server = scheme + loc.Get("host").String() + "/ws"
+	}
+	if p.name == "" {
+		p.name = "viewer"
+	}
+	return p
 }
 
 func trimQuery(s string) string {
@@ -83,6 +96,7 @@ func publish(v *scene.View) func() {
 	fn("pause", func([]js.Value) any { v.Do(scene.Pause); return true })
 	fn("resume", func([]js.Value) any { v.Do(scene.Resume); return true })
 	fn("step", func([]js.Value) any { v.Do(scene.Step); return true })
+	fn("seek", func(a []js.Value) any { v.Seek(uint64(max(num(a, 0), 0))); return true })
 	fn("select", func(a []js.Value) any { v.Select(uint64(num(a, 0))); return true })
 	fn("follow", func(a []js.Value) any { v.SetFollow(len(a) == 0 || a[0].Truthy()); return true })
 	warn := func(err error) any {
@@ -130,8 +144,26 @@ func publish(v *scene.View) func() {
 		}
 		return out
 	})
-	fn("setNetwork", func([]js.Value) any {
-		return "network conditions apply to the networked mode only"
+	// setNetwork({latency, jitter (ms), bandwidth (bytes/s, 0: unlimited)}) returns "" or
+	// the reason it did nothing.
+	fn("setNetwork", func(a []js.Value) any {
+		var c netsim.Conditions
+		if len(a) > 0 && a[0].Type() == js.TypeObject {
+			ms := func(k string) time.Duration {
+				if x := a[0].Get(k); x.Type() == js.TypeNumber {
+					return time.Duration(x.Float() * float64(time.Millisecond))
+				}
+				return 0
+			}
+			c.Latency, c.Jitter = ms("latency"), ms("jitter")
+			if x := a[0].Get("bandwidth"); x.Type() == js.TypeNumber {
+				c.Bandwidth = x.Int()
+			}
+		}
+		if err := v.SetNetwork(c); err != nil {
+			return err.Error()
+		}
+		return ""
 	})
 	names := []any{}
 	for _, o := range scene.AllOverlays() {

@@ -13,12 +13,16 @@ import (
 // inBrowser says whether the page (and its HTML panel) hosts the viewer.
 const inBrowser = false
 
-// pageMode reads the mode and seed from the command line (natively there is no page).
-func pageMode() (string, uint64) {
-	mode := flag.String("mode", modeLocal, "local (sandbox) or network")
-	seed := flag.Uint64("seed", 1, "seed of the sandbox simulation")
+// pageMode reads the page's settings from the command line (natively there is no page).
+func pageMode() page {
+	var p page
+	flag.StringVar(&p.mode, "mode", modeLocal, "local (sandbox) or network")
+	flag.Uint64Var(&p.seed, "seed", 1, "seed of the sandbox simulation")
+	flag.StringVar(&p.server, "server", "ws://127.0.0.1:8080/ws", "websocket URL of the server (network mode)")
+	flag.StringVar(&p.name, "name", "viewer", "player name (network mode)")
+	flag.StringVar(&p.token, "token", "", "deity token (network mode)")
 	flag.Parse()
-	return *mode, *seed
+	return p
 }
 
 // publish has nothing to publish to natively.

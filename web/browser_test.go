@@ -10,7 +10,10 @@ import (
 	"image"
 	"image/png"
 	"math"
+	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +24,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/twinframe/twinframe/client/clienttest"
+	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/replica/replicatest"
 	"github.com/twinframe/twinframe/web"
 )
 
@@ -87,7 +93,7 @@ type browser struct {
 	shots  string
 }
 
-func newBrowser(t *testing.T) *browser {
+func startBrowser(t *testing.T) context.Context {
 	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", chromiumPath)
@@ -106,14 +112,25 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.Flag("enable-unsafe-swiftshader", true),
 		chromedp.WindowSize(pageW, pageH),
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	t.Cleanup(cancel)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
 	t.Cleanup(acancel)
 	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { bcancel() })
-	b := &browser{ctx: bctx, shots: artifactDir(t)}
-	msgs := chromedp.Console(bctx) // starts the browser; subscribes before any navigation
+	t.Cleanup(bcancel)
+	if err := chromedp.Do(bctx); err != nil { // start the browser
+		t.Fatal(err)
+	}
+	return bctx
+}
+
+// newTab opens a tab of the browser whose console errors fail t.
+func newTab(t *testing.T, bctx context.Context) *browser {
+	t.Helper()
+	tctx, cancel := chromedp.NewContext(bctx)
+	t.Cleanup(cancel)
+	b := &browser{ctx: tctx, shots: artifactDir(t)}
+	msgs := chromedp.Console(tctx) // opens the tab; subscribes before any navigation
 	go func() {
 		for m, err := range msgs {
 			if err != nil {
@@ -219,9 +236,10 @@ func (b *browser) waitArrive(t *testing.T, goal vec) {
 		"Math.hypot(twinframe.avatar[0]-%v, twinframe.avatar[1]-%v) < 0.6 && !twinframe.moving", goal.X, goal.Y), 40*time.Second)
 }
 
-// TestBrowserSandbox loads ?mode=local in headless Chromium and drives the viewer through
-// window.twinframe, the canvas and the panel.
-func TestBrowserSandbox(t *testing.T) {
+// TestBrowser builds the wasm viewer, starts headless Chromium once, and runs the page in
+// a tab per mode: the sandbox (?mode=local) and the networked mode against a scripted
+// server over a real websocket.
+func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
@@ -229,9 +247,20 @@ func TestBrowserSandbox(t *testing.T) {
 		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", chromiumPath)
 	}
 	start := time.Now()
-	srv := httptest.NewServer(web.Handler(web.Options{WasmDir: buildWasm(t)}))
+	dir := buildWasm(t)
+	bctx := startBrowser(t)
+	t.Run("Sandbox", func(t *testing.T) { testSandbox(t, bctx, dir) })
+	t.Run("Network", func(t *testing.T) { testNetwork(t, bctx, dir) })
+	t.Logf("browser tests took %v", time.Since(start).Round(time.Millisecond))
+}
+
+// testSandbox loads ?mode=local and drives the viewer through window.twinframe, the
+// canvas and the panel.
+func testSandbox(t *testing.T, bctx context.Context, wasmDir string) {
+	start := time.Now()
+	srv := httptest.NewServer(web.Handler(web.Options{WasmDir: wasmDir}))
 	defer srv.Close()
-	b := newBrowser(t)
+	b := newTab(t, bctx)
 	loadStart := time.Now()
 	b.do(t, chromedp.EmulateViewport(pageW, pageH), chromedp.Navigate(srv.URL+"/?mode=local"))
 	b.poll(t, "the viewer to render", "window.twinframe && twinframe.ready && twinframe.ticks > 10 && twinframe.frame > 5", 90*time.Second)
@@ -312,6 +341,16 @@ func TestBrowserSandbox(t *testing.T) {
 		t.Error("toggle of an unknown overlay did not return null")
 	}
 
+	// The scrub bar replays the recording: back to frame 5, the avatar is at its start.
+	f := eval[float64](t, b, "twinframe.frame")
+	b.do(t, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("scrub"); s.value = 5; s.dispatchEvent(new Event("input")); })()`))
+	b.poll(t, "the seek", fmt.Sprintf("twinframe.frame === 5 && twinframe.recorded >= %v && twinframe.paused", f), 20*time.Second)
+	if got := avatar(t, b); math.Hypot(got.X-a.X, got.Y-a.Y) > 0.01 {
+		t.Errorf("after seeking to frame 5 the avatar is at %v, want its start %v", got, a)
+	}
+	b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.seek(%v)", f)))
+	b.poll(t, "the seek back to the end", fmt.Sprintf("twinframe.frame === %v", f), 20*time.Second)
+
 	// Resume; step; the inspector shows the selected avatar's xdump row.
 	b.do(t, chromedp.Evaluate[chromedp.Void]("twinframe.select(twinframe.avatarId); twinframe.resume(); twinframe.follow(true)"))
 	b.poll(t, "the inspector", `document.querySelectorAll("#inspector tr").length > 10 && document.getElementById("inspector").textContent.includes("prototype name")`, 5*time.Second)
@@ -333,5 +372,55 @@ func TestBrowserSandbox(t *testing.T) {
 		}
 		t.Logf("wrote testdata/screenshot.png (%v)", shot.Bounds().Size())
 	}
-	t.Logf("screenshots in %s; browser test took %v (GOMAXPROCS %d)", b.shots, time.Since(start).Round(time.Millisecond), runtime.GOMAXPROCS(0))
+	t.Logf("screenshots in %s; sandbox test took %v (GOMAXPROCS %d)", b.shots, time.Since(start).Round(time.Millisecond), runtime.GOMAXPROCS(0))
+}
+
+// testNetwork serves the page and, at /ws, a scripted server (clienttest) that applies
+// inputs when they arrive rather than at the frame they are stamped with, so that added
+// latency shows up as prediction drift.
+func testNetwork(t *testing.T, bctx context.Context, wasmDir string) {
+	start := time.Now()
+	cs, err := clienttest.NewServer(&replicatest.Options{Seed: 5, IgnoreClientFrame: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.Listen()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); cs.Run(ctx, replica.FrameDuration) }()
+	defer func() { cancel(); <-done; cs.Close() }()
+	target, err := url.Parse(cs.HTTP.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/ws", httputil.NewSingleHostReverseProxy(target)) // same origin as the page
+	mux.Handle("/", web.Handler(web.Options{WasmDir: wasmDir}))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	b := newTab(t, bctx)
+	b.do(t, chromedp.EmulateViewport(pageW, pageH), chromedp.Navigate(srv.URL+"/?name=browser"))
+	b.poll(t, "the connection", "window.twinframe && twinframe.ready && twinframe.connected && twinframe.avatarId > 0 && twinframe.ticks > 5", 90*time.Second)
+	if !eval[bool](t, b, `twinframe.mode === "network" && twinframe.serverFrame > 0 && twinframe.entities > 1`) {
+		t.Fatalf("state: %s", eval[string](t, b, "JSON.stringify(twinframe)"))
+	}
+	a := avatar(t, b)
+	goal := vec{a.X + 5, a.Y - 3}
+	b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.moveTo(%v, %v)", goal.X, goal.Y)))
+	b.waitArrive(t, goal)
+
+	// Latency: the server applies inputs late, the prediction is corrected: drift shows.
+	if r := eval[string](t, b, `twinframe.setNetwork({latency: 150, jitter: 20, bandwidth: 0})`); r != "" {
+		t.Fatalf("setNetwork: %s", r)
+	}
+	goal = vec{a.X, a.Y - 6}
+	b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.moveTo(%v, %v)", goal.X, goal.Y)))
+	b.poll(t, "drift", "twinframe.driftMax > 0 && twinframe.corrections > 0 && twinframe.rtt > 100", 40*time.Second)
+	b.waitArrive(t, goal)
+	t.Logf("network: rtt %.0f ms, max drift %.3f m, %v corrections, fps %.1f",
+		eval[float64](t, b, "twinframe.rtt"), eval[float64](t, b, "twinframe.driftMax"),
+		eval[float64](t, b, "twinframe.corrections"), eval[float64](t, b, "twinframe.fps"))
+	b.screenshot(t, "network")
+	t.Logf("network test took %v", time.Since(start).Round(time.Millisecond))
 }

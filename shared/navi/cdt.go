@@ -58,6 +58,9 @@ type builder struct {
 func next(i int) int { return (i + 1) % 3 }
 func prev(i int) int { return (i + 2) % 3 }
 
+// nextTab[i] is next(i).
+var nextTab = [3]int8{1, 2, 0}
+
 // addPoint returns the id of the point merged with p (first one within tol).
 func (b *builder) addPoint(p vec2) int32 {
 	if b.tol > 0 {

@@ -42,6 +42,11 @@ func (m *Mesh) computeClearance() {
 		nt := &m.nav[t]
 		nt.n = tr.N
 		nt.walk = tr.Flags&Walk != 0
+		for k := 0; k < 3; k++ {
+			if u := tr.N[k]; u >= 0 && m.tris[u].Flags&Walk != 0 {
+				nt.pass |= 1 << k
+			}
+		}
 		nt.width = m.width[t]
 		nt.elen = m.elen[t]
 		for k := 0; k < 3; k++ {
@@ -62,6 +67,7 @@ type navTri struct {
 	back   uint8 // bits 2k..2k+1: the index of edge k in the neighbour across it
 	corner uint8 // bit k: vertex k touches an edge that blocks walking
 	walk   bool
+	pass   uint8 // bit k: the neighbour across edge k exists and is walkable
 	width  [3]float32
 	elen   [3]float32
 	p      [3]mgl32.Vec2

@@ -1,6 +1,8 @@
 package navi
 
 import (
+	"math/bits"
+
 	"github.com/go-gl/mathgl/mgl32"
 )
 
@@ -104,7 +106,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 		return path.Status
 	}
 	ts := m.Locate(start)
-	if ts < 0 || m.tris[ts].Flags&Walk == 0 || !m.Contains(start, r, Walk) {
+	if ts < 0 || m.tris[ts].Flags&Walk == 0 || !m.containsFrom(ts, start, r, Walk) {
 		p, t, ok := q.Nearest(start, r, q.snapDistance(), Walk)
 		if !ok {
 			path.Status = PathNoPath
@@ -113,7 +115,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 		start, ts, path.StartMoved = p, t, true
 	}
 	tg := m.Locate(goal)
-	if tg < 0 || m.tris[tg].Flags&Walk == 0 || !m.Contains(goal, r, Walk) {
+	if tg < 0 || m.tris[tg].Flags&Walk == 0 || !m.containsFrom(tg, goal, r, Walk) {
 		if p, t, ok := q.Nearest(goal, r, q.snapDistance(), Walk); ok {
 			goal, tg, path.GoalMoved = p, t, true
 		} else {
@@ -151,48 +153,44 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 
 // portal returns the endpoints of edge i of t as seen when leaving t across
 // it (left, right), shrunk by r at obstacle corners.
-func (m *Mesh) portal(t int32, i int, r float32) (l, rt mgl32.Vec2) {
+func (m *Mesh) portal(t int32, i int, r float32) (l, rt xy) {
 	nt := &m.nav[t]
-	l, rt = nt.p[next(i)], nt.p[i]
+	j := next(i)
+	l, rt = xy{nt.p[j][0], nt.p[j][1]}, xy{nt.p[i][0], nt.p[i][1]}
 	if r > 0 {
-		e := sub(rt, l)
+		ex, ey := rt.x-l.x, rt.y-l.y
 		n := nt.elen[i]
 		s := float32(0.5)
 		if n > 0 {
 			s = min(r/n, 0.5)
 		}
-		ls, rs := l, rt
-		if nt.corner>>next(i)&1 != 0 {
-			ls = madd(l, e, s)
+		if nt.corner>>j&1 != 0 {
+			l = xy{l.x + float32(ex*s), l.y + float32(ey*s)}
 		}
 		if nt.corner>>i&1 != 0 {
-			rs = madd(rt, e, -s)
+			rt = xy{rt.x + float32(ex*-s), rt.y + float32(ey*-s)}
 		}
-		l, rt = ls, rs
 	}
 	return l, rt
 }
 
-// entryPoint is the point x of the portal (l, r) that minimises
-// |p x| + |x goal|: where the segment p→goal crosses the portal, or else
-// the better endpoint.
-func entryPoint(p, goal, l, r mgl32.Vec2) mgl32.Vec2 {
-	d := sub(goal, p)
-	e := sub(r, l)
-	den := cross(d, e)
-	if den != 0 {
-		u := cross(e, sub(p, l)) / den
-		if u >= 0 && u <= 1 {
-			// p and goal on either side of the portal's line: the sum is
-			// convex along the portal with its minimum at the crossing.
-			s := cross(d, sub(p, l)) / den
-			return madd(l, e, min(max(s, 0), 1))
-		}
+// portalEdge is edge i of triangle t, a portal of a corridor (t = -1 for
+// the start and end points).
+type portalEdge struct {
+	t int32
+	i int8
+}
+
+// portalVertex returns the mesh vertex at the left or right end of a
+// portal, or -1 for the start and end points.
+func (m *Mesh) portalVertex(e portalEdge, left bool) int32 {
+	if e.t < 0 {
+		return -1
 	}
-	if dist(p, l)+dist(l, goal) <= dist(p, r)+dist(r, goal) {
-		return l
+	if left {
+		return m.tris[e.t].V[next(int(e.i))]
 	}
-	return r
+	return m.tris[e.t].V[e.i]
 }
 
 func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Path) (PathStatus, int32) {
@@ -200,64 +198,147 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 	q.next()
 	gen := q.gen
 	nodes := q.nodes
-	nodes[ts] = node{stamp: gen, parent: -1, entry: -1, pos: start}
+	nav := m.nav
+	gx, gy := goal[0], goal[1]
+	nodes[ts] = node{stamp: gen, parent: -1, entry: -1, pos: xy{start[0], start[1]}}
 	best, bestH := ts, dist(start, goal)
-	q.push(heapItem{bestH, 0, ts})
+	q.push(mkItem(bestH, 0, ts))
 	limit := q.maxNodes()
 	twoR := float32(2 * r)
-	for len(q.heap) > 0 {
-		it := q.pop()
-		t := it.t
+	expanded := 0
+	// The vector arithmetic below is written out in float32 scalars (the
+	// same operations, in the same order, as sub, cross, madd, dist and
+	// entryPoint), which the compiler keeps in registers.
+	// pend holds the smallest item of the last expansion while it is
+	// smaller than the heap's top: it would be popped next anyway, so it
+	// skips the heap (the order of expansions is unchanged).
+	var pend heapItem
+	hasPend := false
+	for hasPend || len(q.heap) > 0 {
+		var it heapItem
+		if hasPend {
+			it, hasPend = pend, false
+		} else {
+			it = q.pop()
+		}
+		t := it.t()
 		nt := &nodes[t]
 		if it.g != nt.g {
 			continue // stale: t was reached more cheaply since
 		}
 		if t == tg {
+			path.Expanded = expanded
 			return PathComplete, t
 		}
-		if h := it.f - it.g; h < bestH {
+		if h := it.f() - it.g; h < bestH {
 			best, bestH = t, h
 		}
-		path.Expanded++
-		if path.Expanded > limit {
+		expanded++
+		if expanded > limit {
+			path.Expanded = expanded
 			return PathSearchLimit, best
 		}
-		tr := &m.nav[t]
+		tr := &nav[t]
 		in := int(nt.entry)
-		for i := 0; i < 3; i++ {
+		px, py, pg := nt.pos.x, nt.pos.y, nt.g
+		// The exits: the edges to walkable neighbours, but the entry.
+		exits := tr.pass
+		if in >= 0 {
+			exits &^= 1 << in
+		}
+		for ; exits != 0; exits &= exits - 1 {
+			i := bits.TrailingZeros8(exits)
 			u := tr.n[i]
-			if i == in || u < 0 || !m.nav[u].walk {
-				continue
-			}
 			nu := &nodes[u]
-			if nu.stamp == gen && nu.g <= nt.g {
+			if nu.stamp == gen && nu.g <= pg {
 				continue // cannot improve: the new g is at least nt.g
 			}
+			j := int(nextTab[i])
+			lx, ly := tr.p[j][0], tr.p[j][1]
+			rx, ry := tr.p[i][0], tr.p[i][1]
 			if r > 0 {
 				if in < 0 {
-					if tr.corner>>i&1 != 0 && tr.corner>>next(i)&1 != 0 && tr.elen[i] < twoR {
+					if tr.corner>>i&1 != 0 && tr.corner>>j&1 != 0 && tr.elen[i] < twoR {
 						continue
 					}
 				} else {
 					k := i // edges i and prev(i) meet at V[i]
-					if i != next(in) {
-						k = in
+					if i != int(nextTab[in]) {
+						k = in // i == prev(in): edges in and i meet at V[in]
 					}
 					if tr.width[k] < twoR {
 						continue
 					}
 				}
+				// The portal, shrunk by r at obstacle corners (see portal).
+				ex, ey := rx-lx, ry-ly
+				n := tr.elen[i]
+				s := float32(0.5)
+				if n > 0 {
+					if s = r / n; !(s <= 0.5) {
+						s = 0.5 // = min(r/n, 0.5): r/n is not NaN
+					}
+				}
+				if tr.corner>>j&1 != 0 {
+					lx, ly = lx+float32(ex*s), ly+float32(ey*s)
+				}
+				if tr.corner>>i&1 != 0 {
+					rx, ry = rx+float32(ex*-s), ry+float32(ey*-s)
+				}
 			}
-			l, rr := m.portal(t, i, r)
-			p := entryPoint(nt.pos, goal, l, rr)
-			g := nt.g + dist(nt.pos, p)
+			// p is the point of the portal (l, r) that minimises
+			// |pos p| + |p goal|: where the segment pos→goal crosses the
+			// portal, or else the better endpoint. (Where pos and goal lie
+			// on either side of the portal's line, the sum is convex along
+			// the portal with its minimum at the crossing.)
+			var p xy
+			dx, dy := gx-px, gy-py
+			ex, ey := rx-lx, ry-ly
+			den := float32(dx*ey) - float32(dy*ex)
+			crossed := false
+			if den != 0 {
+				plx, ply := px-lx, py-ly
+				if u := (float32(ex*ply) - float32(ey*plx)) / den; u >= 0 && u <= 1 {
+					s := (float32(dx*ply) - float32(dy*plx)) / den
+					// = min(max(s, 0), 1), which also makes -0 +0.
+					if s <= 0 {
+						s = 0
+					} else if s > 1 {
+						s = 1
+					}
+					p = xy{lx + float32(ex*s), ly + float32(ey*s)}
+					crossed = true
+				}
+			}
+			if !crossed {
+				if dist2(px, py, lx, ly)+dist2(lx, ly, gx, gy) <= dist2(px, py, rx, ry)+dist2(rx, ry, gx, gy) {
+					p = xy{lx, ly}
+				} else {
+					p = xy{rx, ry}
+				}
+			}
+			g := pg + dist2(px, py, p.x, p.y)
 			if nu.stamp == gen && nu.g <= g {
 				continue
 			}
 			*nu = node{stamp: gen, g: g, parent: t, entry: int8(tr.back >> (2 * i) & 3), pos: p}
-			q.push(heapItem{g + dist(p, goal), g, u})
+			ni := mkItem(g+dist2(p.x, p.y, gx, gy), g, u)
+			switch {
+			case !hasPend:
+				pend, hasPend = ni, true
+			case ni.key < pend.key:
+				q.push(pend)
+				pend = ni
+			default:
+				q.push(ni)
+			}
+		}
+		if hasPend && len(q.heap) > 0 && q.heap[0].key < pend.key {
+			q.push(pend)
+			hasPend = false
 		}
 	}
+	path.Expanded = expanded
 	return PathPartial, best
 }
 
@@ -266,26 +347,24 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	m := q.m
 	c := path.Corridor
-	q.portals = append(q.portals[:0], [2]mgl32.Vec2{start, start})
-	q.portalV = append(q.portalV[:0], [2]int32{-1, -1})
+	s0, e0 := xy{start[0], start[1]}, xy{end[0], end[1]}
+	q.portals = append(q.portals[:0], portalPair{s0, s0})
+	q.portalE = append(q.portalE[:0], portalEdge{-1, 0})
 	for k := 0; k+1 < len(c); k++ {
-		i := -1
-		for e := 0; e < 3; e++ {
-			if m.tris[c[k]].N[e] == c[k+1] {
-				i = e
-				break
-			}
+		n := &m.nav[c[k]].n
+		i := 0
+		for i < 3 && n[i] != c[k+1] {
+			i++
 		}
-		if i < 0 {
+		if i == 3 {
 			break
 		}
 		l, rt := m.portal(c[k], i, r)
-		q.portals = append(q.portals, [2]mgl32.Vec2{l, rt})
-		tr := &m.tris[c[k]]
-		q.portalV = append(q.portalV, [2]int32{tr.V[next(i)], tr.V[i]})
+		q.portals = append(q.portals, portalPair{l, rt})
+		q.portalE = append(q.portalE, portalEdge{c[k], int8(i)})
 	}
-	q.portals = append(q.portals, [2]mgl32.Vec2{end, end})
-	q.portalV = append(q.portalV, [2]int32{-1, -1})
+	q.portals = append(q.portals, portalPair{e0, e0})
+	q.portalE = append(q.portalE, portalEdge{-1, 0})
 	maxPts := q.MaxPathPoints
 	if maxPts <= 0 {
 		maxPts = 256
@@ -294,21 +373,25 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	cv := append(q.cornerV[:0], -1)
 	ct := append(q.cornerT[:0], -1)
 	portals := q.portals
-	apex, left, right := start, start, start
+	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
+	apex, left, right := s0, s0, s0
+	last := s0 // the last point of pts
 	apexI, leftI, rightI := 0, 0, 0
-	for i, guard := 1, 0; i < len(portals) && guard < 4*len(portals)*len(portals)+16; i, guard = i+1, guard+1 {
-		pl, pr := portals[i][0], portals[i][1]
+	maxGuard := 4*len(portals)*len(portals) + 16
+	for i, guard := 1, 0; i < len(portals) && guard < maxGuard; i, guard = i+1, guard+1 {
+		pl, pr := portals[i].l, portals[i].r
 		// Right side: narrow when pr is left of apex→right.
-		if cross(sub(right, apex), sub(pr, apex)) >= 0 {
-			if apex == right || cross(sub(left, apex), sub(pr, apex)) < 0 {
+		if crossOf(apex, right, pr) >= 0 {
+			if apex == right || crossOf(apex, left, pr) < 0 {
 				right, rightI = pr, i
 			} else {
 				if len(pts) >= maxPts {
 					break
 				}
-				if left != pts[len(pts)-1] {
-					pts = append(pts, left)
-					cv = append(cv, q.portalV[leftI][0])
+				if left != last {
+					pts = append(pts, mgl32.Vec2{left.x, left.y})
+					last = left
+					cv = append(cv, m.portalVertex(q.portalE[leftI], true))
 					ct = append(ct, c[max(leftI-1, 0)])
 				}
 				apex, apexI = left, leftI
@@ -318,16 +401,17 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 			}
 		}
 		// Left side: narrow when pl is right of apex→left.
-		if cross(sub(left, apex), sub(pl, apex)) <= 0 {
-			if apex == left || cross(sub(right, apex), sub(pl, apex)) > 0 {
+		if crossOf(apex, left, pl) <= 0 {
+			if apex == left || crossOf(apex, right, pl) > 0 {
 				left, leftI = pl, i
 			} else {
 				if len(pts) >= maxPts {
 					break
 				}
-				if right != pts[len(pts)-1] {
-					pts = append(pts, right)
-					cv = append(cv, q.portalV[rightI][1])
+				if right != last {
+					pts = append(pts, mgl32.Vec2{right.x, right.y})
+					last = right
+					cv = append(cv, m.portalVertex(q.portalE[rightI], false))
 					ct = append(ct, c[max(rightI-1, 0)])
 				}
 				apex, apexI = right, rightI
@@ -337,7 +421,7 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 			}
 		}
 	}
-	if pts[len(pts)-1] != end && len(pts) < maxPts+1 {
+	if last != e0 && len(pts) < maxPts+1 {
 		pts = append(pts, end)
 		cv = append(cv, -1)
 		ct = append(ct, -1)
@@ -347,6 +431,14 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 		m.miter(pts, cv, ct, r)
 	}
 	path.Points = pts
+}
+
+// portalPair is a portal of the funnel, seen from its entry side.
+type portalPair struct{ l, r xy }
+
+// crossOf is cross(sub(b, a), sub(p, a)) in scalars.
+func crossOf(a, b, p xy) float32 {
+	return float32((b.x-a.x)*(p.y-a.y)) - float32((b.y-a.y)*(p.x-a.x))
 }
 
 // miter moves each corner of the path that turns around an obstacle corner

@@ -1,6 +1,7 @@
 package navi
 
 import (
+	"math"
 	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -25,8 +26,8 @@ type Query struct {
 	stamp   []uint32 // == gen: node touched in this search
 	nodes   []node
 	heap    []heapItem
-	portals [][2]mgl32.Vec2
-	portalV [][2]int32 // mesh vertices of the portals' ends, -1 for start and end
+	portals []portalPair
+	portalE []portalEdge
 	cornerV []int32
 	cornerT []int32 // a corridor triangle next to each corner, a location hint
 	queue   []int32
@@ -38,13 +39,23 @@ type node struct {
 	g      float32
 	parent int32
 	entry  int8 // edge the search entered by, -1 at the start
-	pos    mgl32.Vec2
+	pos    xy
 }
 
+// heapItem is an entry of the search heap. key orders entries by f, then
+// by triangle index (ties break deterministically): f is never negative,
+// so the bits of f order like f.
 type heapItem struct {
-	f, g float32
-	t    int32
+	key uint64 // Float32bits(f)<<32 | t
+	g   float32
 }
+
+func mkItem(f, g float32, t int32) heapItem {
+	return heapItem{uint64(math.Float32bits(f))<<32 | uint64(uint32(t)), g}
+}
+
+func (it heapItem) f() float32 { return math.Float32frombits(uint32(it.key >> 32)) }
+func (it heapItem) t() int32   { return int32(uint32(it.key)) }
 
 // NewQuery returns a Query for m.
 func NewQuery(m *Mesh) *Query {
@@ -76,38 +87,39 @@ func (q *Query) push(it heapItem) {
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !less(h[i], h[p]) {
+		if h[p].key <= it.key {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = it
 	q.heap = h
 }
-
-// less orders by f, then by triangle index, so ties break deterministically.
-func less(a, b heapItem) bool { return a.f < b.f || (a.f == b.f && a.t < b.t) }
 
 func (q *Query) pop() heapItem {
 	h := q.heap
 	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
+	n := len(h) - 1
+	x := h[n]
+	h = h[:n]
 	i := 0
 	for {
-		l, r, s := 2*i+1, 2*i+2, i
-		if l < len(h) && less(h[l], h[s]) {
-			s = l
-		}
-		if r < len(h) && less(h[r], h[s]) {
-			s = r
-		}
-		if s == i {
+		c := 2*i + 1
+		if c >= n {
 			break
 		}
-		h[i], h[s] = h[s], h[i]
-		i = s
+		if c+1 < n && h[c+1].key < h[c].key {
+			c++
+		}
+		if x.key <= h[c].key {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	if n > 0 {
+		h[i] = x
 	}
 	q.heap = h
 	return top
@@ -132,22 +144,24 @@ func (m *Mesh) containsFrom(t int32, p mgl32.Vec2, r float32, flags Flags) bool 
 		return true
 	}
 	rr := float32(r * r)
+	px, py := p[0], p[1]
 	// Breadth-first over the triangles the disc reaches, in a fixed buffer.
 	var buf [96]int32
 	seen := buf[:1]
 	seen[0] = t
 	for h := 0; h < len(seen); h++ {
-		tr := &m.tris[seen[h]]
+		tr := &m.nav[seen[h]]
 		for i := 0; i < 3; i++ {
-			a, b := m.verts[tr.V[i]], m.verts[tr.V[next(i)]]
-			if min(a[0], b[0])-p[0] >= r || p[0]-max(a[0], b[0]) >= r ||
-				min(a[1], b[1])-p[1] >= r || p[1]-max(a[1], b[1]) >= r || segDist2(p, a, b) >= rr {
+			j := nextTab[i]
+			ax, ay, bx, by := tr.p[i][0], tr.p[i][1], tr.p[j][0], tr.p[j][1]
+			if min(ax, bx)-px >= r || px-max(ax, bx) >= r ||
+				min(ay, by)-py >= r || py-max(ay, by) >= r || segDist2xy(px, py, ax, ay, bx, by) >= rr {
 				continue // the box test skips most edges without a division
 			}
 			if m.blocks(seen[h], i, flags) {
 				return false
 			}
-			u := tr.N[i]
+			u := tr.n[i]
 			dup := false
 			for _, s := range seen {
 				if s == u {
@@ -224,14 +238,14 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 	}
 	q.next()
 	q.stamp[t0] = q.gen
-	q.push(heapItem{f: dist(p, c), t: t0})
+	q.push(mkItem(dist(p, c), 0, t0))
 	limit := q.maxNodes()
 	for n := 0; len(q.heap) > 0 && n < limit; n++ {
 		it := q.pop()
-		if it.f > maxDist+r {
+		if it.f() > maxDist+r {
 			break
 		}
-		t := it.t
+		t := it.t()
 		tr := &m.tris[t]
 		if tr.Flags&flags == flags {
 			cp := m.closestInTriangle(t, p)
@@ -255,7 +269,7 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 			}
 			q.stamp[u] = q.gen
 			d := dist(p, closestOnSegment(p, m.verts[tr.V[i]], m.verts[tr.V[next(i)]]))
-			q.push(heapItem{f: max(d, it.f), t: u})
+			q.push(mkItem(max(d, it.f()), 0, u))
 		}
 	}
 	return mgl32.Vec2{}, -1, false

@@ -22,6 +22,16 @@ func cross(a, b mgl32.Vec2) float32 { return float32(a[0]*b[1]) - float32(a[1]*b
 func length(a mgl32.Vec2) float32   { return float32(math.Sqrt(float64(dot(a, a)))) }
 func dist(a, b mgl32.Vec2) float32  { return length(sub(a, b)) }
 
+// xy is a point in scalars: unlike mgl32.Vec2 (an array), the compiler
+// keeps a small struct in registers.
+type xy struct{ x, y float32 }
+
+// dist2 is dist((ax, ay), (bx, by)) in scalars.
+func dist2(ax, ay, bx, by float32) float32 {
+	dx, dy := ax-bx, ay-by
+	return float32(math.Sqrt(float64(float32(dx*dx) + float32(dy*dy))))
+}
+
 // normalize returns a/|a|, or zero for a zero vector.
 func normalize(a mgl32.Vec2) mgl32.Vec2 {
 	l := length(a)
@@ -51,6 +61,25 @@ func closestOnSegment(p, a, b mgl32.Vec2) mgl32.Vec2 {
 func segDist2(p, a, b mgl32.Vec2) float32 {
 	d := sub(p, closestOnSegment(p, a, b))
 	return dot(d, d)
+}
+
+// segDist2xy is segDist2 in scalars.
+func segDist2xy(px, py, ax, ay, bx, by float32) float32 {
+	abx, aby := bx-ax, by-ay
+	l2 := float32(abx*abx) + float32(aby*aby)
+	cx, cy := ax, ay
+	if l2 > 0 {
+		t := (float32((px-ax)*abx) + float32((py-ay)*aby)) / l2
+		if t <= 0 {
+			// a
+		} else if t >= 1 {
+			cx, cy = bx, by
+		} else {
+			cx, cy = ax+float32(abx*t), ay+float32(aby*t)
+		}
+	}
+	dx, dy := px-cx, py-cy
+	return float32(dx*dx) + float32(dy*dy)
 }
 
 // segSegDist2 is the squared distance between segments pq and ab.

@@ -71,12 +71,19 @@ func (a AOI) Update(center mgl32.Vec2, self uint64, visible []uint64, candidates
 	return add, remove
 }
 
+// WireSlack is how much farther apart two positions can look after the wire's
+// quantization (each coordinate truncated to 1/8 m) than they are: a client
+// checking the server's AOI decisions with received positions allows for it.
+const WireSlack float32 = 0.36
+
 // Leaks appends to dst the ids of held entities a client must not hold: farther
-// than Remove from its avatar at center (self excepted). held must be ascending;
-// so is the result. It is the headless run's AOI check.
-func (a AOI) Leaks(center mgl32.Vec2, self uint64, held []Candidate, dst []uint64) []uint64 {
+// than Remove+slack from its avatar at center (self excepted). held must be
+// ascending; so is the result. It is the headless run's AOI check; with positions
+// received from the server, pass WireSlack.
+func (a AOI) Leaks(center mgl32.Vec2, self uint64, held []Candidate, slack float32, dst []uint64) []uint64 {
+	wide := AOI{Add: a.Add, Remove: a.Remove + max(slack, 0)}
 	for _, c := range held {
-		if c.ID != self && !a.Sees(center, c.Pos, true) {
+		if c.ID != self && !wide.Sees(center, c.Pos, true) {
 			dst = append(dst, c.ID)
 		}
 	}

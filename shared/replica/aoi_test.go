@@ -28,8 +28,11 @@ func TestAOIHysteresis(t *testing.T) {
 	if !slices.Equal(add, []uint64{2}) || !slices.Equal(remove, []uint64{4, 9}) {
 		t.Fatalf("update: add %v remove %v", add, remove)
 	}
-	if leaks := a.Leaks(center, 1, cands, nil); !slices.Equal(leaks, []uint64{4}) {
+	if leaks := a.Leaks(center, 1, cands, 0, nil); !slices.Equal(leaks, []uint64{4}) {
 		t.Fatalf("leaks %v", leaks)
+	}
+	if leaks := a.Leaks(center, 1, cands, 5, nil); len(leaks) != 0 {
+		t.Fatalf("leaks with slack %v", leaks)
 	}
 	if !a.Valid() || (replica.AOI{Add: 5, Remove: 4}).Valid() {
 		t.Fatal("Valid")

@@ -13,11 +13,9 @@ var (
 	ErrUnknownEntity  = errors.New("replica: message for an unknown entity")
 	ErrDuplicate      = errors.New("replica: entity created twice")
 	ErrBadArchive     = errors.New("replica: archive does not decode")
-	ErrLoginRefused   = errors.New("replica: login refused")
 	ErrNotReady       = errors.New("replica: no avatar to control yet")
 	ErrTooManyInputs  = errors.New("replica: too many unacknowledged inputs")
 	ErrNotFinite      = errors.New("replica: coordinate is NaN or infinite")
-	ErrServer         = errors.New("replica: the server reported an error")
 	ErrUnexpectedType = errors.New("replica: message not meant for a client")
 )
 

@@ -43,6 +43,8 @@ type predictor struct {
 	inputs     []input // unacknowledged, ascending seq
 	seq        uint32  // last sequence number handed out; survives resets
 
+	within int // consecutive frames with a disagreement within the tolerance
+
 	offset mgl32.Vec2 // smoothing: what is drawn minus what is simulated
 	yawOff float32
 
@@ -344,7 +346,15 @@ func (r *Replica) reconcile(now time.Duration, own *entity) {
 	p.reconciled = f
 	s := compare(&ps.st, &own.state)
 	s.Frame, s.At = f, now
-	if s.Fields != 0 && r.mustCorrect(&ps.st, &own.state, s.Fields) {
+	resting := (ps.st.Fields|own.state.Fields)&locomotion.Moving == 0
+	if s.Fields == 0 || !resting {
+		p.within = 0
+	}
+	if s.Fields != 0 && resting {
+		p.within++
+	}
+	if s.Fields != 0 && (p.within > r.opt.Persist || r.mustCorrect(&ps.st, &own.state, s.Fields)) {
+		p.within = 0
 		r.correct(own, &s)
 	}
 	r.drift.add(s)

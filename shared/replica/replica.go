@@ -31,9 +31,16 @@ type Options struct {
 	// MaxPendingInputs caps the unacknowledged inputs (default 256).
 	MaxPendingInputs int
 	// PositionTolerance and YawTolerance are the disagreements, in quantization
-	// units per axis (1/8 m, 1/64 rad), that are measured but not corrected
-	// (default 1 each; negative: 0, correct every disagreement).
+	// units (1/8 m per axis, 1/64 rad), that are measured but not corrected
+	// (defaults 1 and 8; negative: 0, correct every disagreement). After a
+	// correction the avatar walks on from the quantized state, a sub-quantum off
+	// the server's exact one; its yaw, which follows its motion, may then differ by
+	// a few units without any effect on where it goes.
 	PositionTolerance, YawTolerance int
+	// Persist is how many consecutive frames a disagreement within the tolerance
+	// may last while the avatar rests before it is corrected anyway (default 10),
+	// so that a resting avatar ends exactly on the server's state.
+	Persist int
 	// Smoothing is the fraction of a visible correction left after each frame
 	// (default 0.8; 0 snaps).
 	Smoothing float32
@@ -70,9 +77,12 @@ func (o *Options) defaults() {
 		o.PositionTolerance = 1
 	}
 	if o.YawTolerance == 0 {
-		o.YawTolerance = 1
+		o.YawTolerance = 8
 	}
 	o.PositionTolerance, o.YawTolerance = max(o.PositionTolerance, 0), max(o.YawTolerance, 0)
+	if o.Persist <= 0 {
+		o.Persist = 10
+	}
 	if o.Smoothing == 0 {
 		o.Smoothing = 0.8
 	}
@@ -126,7 +136,8 @@ type Replica struct {
 	resync   error
 	stats    Stats
 	drift    driftLog
-	results  []sim.PowerResult
+	results  []sim.PowerResult // of the last packet
+	pending  []sim.PowerResult // since the last TakePowerResults
 	pred     predictor
 	unpacker *archive.Archive
 }
@@ -206,8 +217,21 @@ func (r *Replica) Drift() DriftStats { return r.drift.stats }
 // first, to dst.
 func (r *Replica) DriftLog(dst []DriftSample) []DriftSample { return r.drift.samples(dst) }
 
-// PowerResults returns the power results received with the last packet.
+// PowerResults returns the power results received with the last packet. A caller
+// that polls less often than packets arrive (or more often) should use
+// TakePowerResults, which neither loses nor repeats a result.
 func (r *Replica) PowerResults() []sim.PowerResult { return r.results }
+
+// maxPending caps the power results kept for TakePowerResults.
+const maxPending = 256
+
+// TakePowerResults appends the power results received since the last call
+// (at most the newest 256) to dst, oldest first, and forgets them.
+func (r *Replica) TakePowerResults(dst []sim.PowerResult) []sim.PowerResult {
+	dst = append(dst, r.pending...)
+	r.pending = r.pending[:0]
+	return dst
+}
 
 // ResyncReason returns the first inconsistency since the last Reset, or nil: when
 // it is not nil the client should get a fresh copy of the world (log in again).
@@ -520,6 +544,10 @@ func (r *Replica) powerResult(m *pb.NetMessagePowerResult) {
 	}
 	r.stats.PowerResults++
 	r.results = append(r.results, pr)
+	if len(r.pending) == maxPending {
+		r.pending = append(r.pending[:0], r.pending[1:]...)
+	}
+	r.pending = append(r.pending, pr)
 }
 
 // addSample records the entity's state at frame f for interpolation.

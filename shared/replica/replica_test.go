@@ -49,10 +49,10 @@ func walk(t *testing.T, l *link, seed uint64, frames int) {
 func TestPredictionExactWithoutLatency(t *testing.T) {
 	t.Parallel()
 	l := newLink(t, &replicatest.Options{Seed: 1}, nil, 0, 0)
-	walk(t, l, 7, 400)
+	walk(t, l, 7, 300)
 	d := l.r.Drift()
 	t.Logf("compared %d, mismatched %d, corrections %d, stats %+v", d.Compared, d.Mismatched, d.Corrections, l.r.Stats())
-	if d.Compared < 390 {
+	if d.Compared < 290 {
 		t.Errorf("only %d frames compared", d.Compared)
 	}
 	if d.Corrections != 0 || d.Mismatched != 0 || d.MaxPosError != 0 {
@@ -70,13 +70,22 @@ func TestPredictionExactWithoutLatency(t *testing.T) {
 	if l.r.PendingInputs() > 1 {
 		t.Errorf("%d inputs pending at the end", l.r.PendingInputs())
 	}
+	hits := l.r.TakePowerResults(nil)
+	if len(hits) != l.r.Stats().PowerResults || len(hits) == 0 || len(l.r.TakePowerResults(nil)) != 0 {
+		t.Errorf("took %d power results of %d", len(hits), l.r.Stats().PowerResults)
+	}
+	for _, h := range hits {
+		if h.Source != sim.EntityID(l.r.Player()) || h.Power != sim.PowerBolt {
+			t.Errorf("power result %+v", h)
+		}
+	}
 }
 
 func TestPredictionWithLatency(t *testing.T) {
 	t.Parallel()
 	// 150 ms each way (12 ticks of 12.5 ms).
 	l := newLink(t, &replicatest.Options{Seed: 2}, nil, 12, 12)
-	walk(t, l, 8, 500)
+	walk(t, l, 8, 400)
 	d := l.r.Drift()
 	st := l.r.Stats()
 	t.Logf("rtt %v, compared %d, mismatched %d, corrections %d (max %.3f m), late inputs %d, rebases %d",

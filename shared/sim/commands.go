@@ -250,7 +250,8 @@ func (g *Game) SetSpeed(id EntityID, speed float32) error {
 	return nil
 }
 
-// Teleport puts the entity at p, which must be walkable for its radius.
+// Teleport puts the entity at p, which must be walkable for its radius and, for a
+// blocking entity, clear of other blocking entities.
 func (g *Game) Teleport(id EntityID, p mgl32.Vec2) error {
 	if !finite2(p) {
 		return ErrNotFinite
@@ -262,6 +263,12 @@ func (g *Game) Teleport(id EntityID, p mgl32.Vec2) error {
 	r := g.regionOf(e)
 	if r == nil || !r.mesh.Contains(p, e.radius, walkFlags) {
 		return fmt.Errorf("%w at %v", ErrNoSpace, p)
+	}
+	if e.collision == Blocking {
+		r.grid.build(g.ents, r.id)
+		if g.blocked(r, p, e.radius, e.id) {
+			return fmt.Errorf("%w: a blocking entity is at %v", ErrNoSpace, p)
+		}
 	}
 	g.stop(e)
 	e.pos = p

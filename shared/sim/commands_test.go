@@ -36,12 +36,16 @@ func spawn(t testing.TB, g *Game, proto int32, p mgl32.Vec2) EntityID {
 	return id
 }
 
-// run steps g n frames, checking invariants after each.
+// run steps g n frames, checking invariants after each (after every tenth frame, and the
+// last, under the race detector).
 func run(t testing.TB, g *Game, n int) {
 	t.Helper()
-	for range n {
+	for i := range n {
 		if err := g.Step(); err != nil {
 			t.Fatal(err)
+		}
+		if raceEnabled && g.Frame()%10 != 0 && i != n-1 {
+			continue
 		}
 		if err := g.CheckInvariants(); err != nil {
 			t.Fatal(err)
@@ -253,5 +257,29 @@ func TestAppendChanged(t *testing.T) {
 	must(t, g.LookAt(b, mgl32.Vec2{0, 0}))
 	if got := g.AppendChanged(nil, g.Frame()); len(got) != 2 || got[0] != a || got[1] != b {
 		t.Errorf("after LookAt: %v", got)
+	}
+}
+
+func TestPlacementRespectsBlocking(t *testing.T) {
+	g := quiet(t)
+	a := spawn(t, g, protoDummy, mgl32.Vec2{64, 64})
+	b := spawn(t, g, protoDummy, mgl32.Vec2{64, 64}) // moved to a free spot nearby
+	if d := dist2(g.Entity(a).Pos(), g.Entity(b).Pos()); d < 0.9 {
+		t.Errorf("second spawn %v m from the first", d)
+	}
+	if err := g.Teleport(b, mgl32.Vec2{64.2, 64}); !errors.Is(err, ErrNoSpace) {
+		t.Errorf("teleport onto a blocking entity: %v", err)
+	}
+	if _, err := g.Spawn(6, 0, mgl32.Vec2{64.3, 64}, 0); !errors.Is(err, ErrNoSpace) { // a crate on a dummy
+		t.Errorf("static prop on a blocking entity: %v", err)
+	}
+	crate, err := g.Spawn(6, 0, mgl32.Vec2{70, 64}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, g.MoveTo(a, mgl32.Vec2{76, 64}))
+	run(t, g, 100) // walks into the crate's disc and stops or slides around it
+	if g.Entity(crate).footprint {
+		t.Error("a crate spawned at run time is not in the navmesh")
 	}
 }

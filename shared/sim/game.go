@@ -215,7 +215,9 @@ func (g *Game) insert(e *Entity) {
 // Spawn creates an entity of prototype proto in region at pos facing yaw. A position
 // where the entity does not fit (outside walkable ground, or on a blocking entity) is
 // moved to the nearest free spot within 8 m (ErrNoSpace when there is none); static
-// prototypes are placed as given. Wandering NPCs start wandering within a second.
+// prototypes are placed as given, but a blocking one not on a blocking entity, and it
+// collides as a disc of its radius (only the world's initial props are cut out of the
+// navmesh). Wandering NPCs start wandering within a second.
 func (g *Game) Spawn(proto, region int32, pos mgl32.Vec2, yaw float32) (EntityID, error) {
 	pr := g.proto(proto)
 	if pr == nil {
@@ -229,12 +231,19 @@ func (g *Game) Spawn(proto, region int32, pos mgl32.Vec2, yaw float32) (EntityID
 		return 0, ErrNotFinite
 	}
 	e := g.fromProto(pr, region, pos, yaw)
+	// The navmesh was built before this prop existed: it collides as a disc.
+	e.footprint = false
 	if pr.Flags&world.FlagStatic == 0 {
 		p, ok := g.findSpot(r, pos, e.radius, e.collision, 8)
 		if !ok {
 			return 0, fmt.Errorf("%w near %v", ErrNoSpace, pos)
 		}
 		e.pos = p
+	} else if e.collision == Blocking {
+		r.grid.build(g.ents, r.id)
+		if g.blocked(r, pos, e.radius, 0) {
+			return 0, fmt.Errorf("%w: a blocking entity is at %v", ErrNoSpace, pos)
+		}
 	}
 	e.seed = g.rng.Uint32()
 	g.insert(e)

@@ -225,7 +225,10 @@ func (g *Game) moveProjectile(r *Region, e *Entity) {
 		mgl32.Vec2{max(start[0], end[0]) + reach, max(start[1], end[1]) + reach})
 	for y := y0; y <= y1; y++ {
 		for _, o := range eg.row(y, x0, x1) {
-			if o.id == e.power.source || o.dead || o.collision == CollideNone {
+			// Bolts hit blocking entities and overlapping NPCs, not overlapping scenery
+			// (a puddle).
+			if o.id == e.power.source || o.dead || o.collision == CollideNone ||
+				(o.collision == Overlapping && o.flags&worldStatic != 0) {
 				continue
 			}
 			h, ok := geom.SweepCircleCircle(c, m, geom.Circle{Center: o.pos, Radius: o.radius})

@@ -2,6 +2,7 @@ package draw
 
 import (
 	"math"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/debugdraw"
@@ -169,11 +170,21 @@ func (l *List) line(ax, ay, bx, by, width float32, c rgba) {
 		l.square(ax, ay, width, c) // a zero-length segment is a dot
 		return
 	}
-	nx, ny := -dy/n*width/2, dx/n*width/2
+	k := width / 2 / n
+	nx, ny := -dy*k, dx*k
+	l.quad(ax+nx, ay+ny, ax-nx, ay-ny, bx+nx, by+ny, bx-nx, by-ny, c)
+}
+
+// quad appends the quadrilateral p0 p1 p3 p2 (two triangles: p0 p1 p2 and p1 p3 p2).
+func (l *List) quad(x0, y0, x1, y1, x2, y2, x3, y3 float32, c rgba) {
 	bt, i := l.reserve(4)
-	bt.Vertices = append(bt.Vertices,
-		vtx(ax+nx, ay+ny, c), vtx(ax-nx, ay-ny, c), vtx(bx+nx, by+ny, c), vtx(bx-nx, by-ny, c))
-	bt.Indices = append(bt.Indices, i, i+1, i+2, i+1, i+3, i+2)
+	nv, ni := len(bt.Vertices), len(bt.Indices)
+	bt.Vertices = slices.Grow(bt.Vertices, 4)[:nv+4]
+	bt.Indices = slices.Grow(bt.Indices, 6)[:ni+6]
+	v := bt.Vertices[nv : nv+4 : nv+4]
+	v[0], v[1], v[2], v[3] = vtx(x0, y0, c), vtx(x1, y1, c), vtx(x2, y2, c), vtx(x3, y3, c)
+	ix := bt.Indices[ni : ni+6 : ni+6]
+	ix[0], ix[1], ix[2], ix[3], ix[4], ix[5] = i, i+1, i+2, i+1, i+3, i+2
 }
 
 // Polygon draws the closed polygon through points: filled as a fan from its first point
@@ -213,12 +224,17 @@ func (l *List) Polygon(points []mgl32.Vec2, c debugdraw.Color, filled bool) {
 		return
 	}
 	bt, i := l.reserve(n)
-	for _, p := range points[:n] {
+	nv, ni := len(bt.Vertices), len(bt.Indices)
+	bt.Vertices = slices.Grow(bt.Vertices, n)[:nv+n]
+	bt.Indices = slices.Grow(bt.Indices, 3*(n-2))[:ni+3*(n-2)]
+	vs, ix := bt.Vertices[nv:], bt.Indices[ni:]
+	for j, p := range points[:n] {
 		x, y := l.cam.ToScreen(p)
-		bt.Vertices = append(bt.Vertices, vtx(x, y, col))
+		vs[j] = vtx(x, y, col)
 	}
 	for k := 1; k+1 < n; k++ {
-		bt.Indices = append(bt.Indices, i, i+uint16(k), i+uint16(k+1))
+		q := ix[3*(k-1) : 3*k : 3*k]
+		q[0], q[1], q[2] = i, i+uint16(k), i+uint16(k+1)
 	}
 }
 
@@ -286,21 +302,24 @@ func (l *List) Circle(center mgl32.Vec2, radius float32, c debugdraw.Color, fill
 	hw := l.LineWidth / 2
 	ri, ro := max(r-hw, 0), r+hw
 	bt, i := l.reserve(2 * k)
-	for _, p := range u {
-		bt.Vertices = append(bt.Vertices, vtx(cx+p[0]*ro, cy-p[1]*ro, col), vtx(cx+p[0]*ri, cy-p[1]*ri, col))
+	nv, ni := len(bt.Vertices), len(bt.Indices)
+	bt.Vertices = slices.Grow(bt.Vertices, 2*k)[:nv+2*k]
+	bt.Indices = slices.Grow(bt.Indices, 6*k)[:ni+6*k]
+	vs, ix := bt.Vertices[nv:], bt.Indices[ni:]
+	for j, p := range u {
+		vs[2*j] = vtx(cx+p[0]*ro, cy-p[1]*ro, col)
+		vs[2*j+1] = vtx(cx+p[0]*ri, cy-p[1]*ri, col)
 	}
 	for j := 0; j < k; j++ {
 		a, b := i+uint16(2*j), i+uint16(2*((j+1)%k))
-		bt.Indices = append(bt.Indices, a, a+1, b, a+1, b+1, b)
+		q := ix[6*j : 6*j+6 : 6*j+6]
+		q[0], q[1], q[2], q[3], q[4], q[5] = a, a+1, b, a+1, b+1, b
 	}
 }
 
 func (l *List) square(x, y, size float32, c rgba) {
 	h := size / 2
-	bt, i := l.reserve(4)
-	bt.Vertices = append(bt.Vertices,
-		vtx(x-h, y-h, c), vtx(x+h, y-h, c), vtx(x-h, y+h, c), vtx(x+h, y+h, c))
-	bt.Indices = append(bt.Indices, i, i+1, i+2, i+1, i+3, i+2)
+	l.quad(x-h, y-h, x+h, y-h, x-h, y+h, x+h, y+h, c)
 }
 
 // Point draws a square marker of size pixels at p.
@@ -349,11 +368,7 @@ func (l *List) ScreenRect(x, y, w, h float32, c debugdraw.Color) {
 	if c.A == 0 || !finite(x, y, w, h) {
 		return
 	}
-	col := toRGBA(c)
-	bt, i := l.reserve(4)
-	bt.Vertices = append(bt.Vertices,
-		vtx(x, y, col), vtx(x+w, y, col), vtx(x, y+h, col), vtx(x+w, y+h, col))
-	bt.Indices = append(bt.Indices, i, i+1, i+2, i+1, i+3, i+2)
+	l.quad(x, y, x+w, y, x, y+h, x+w, y+h, toRGBA(c))
 }
 
 // ScreenText keeps a label with its top-left corner at screen position (x, y); MaxLabels

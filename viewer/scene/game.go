@@ -45,6 +45,7 @@ type GameDrawer struct {
 	names   []string          // prototype names, by prototype id
 	labels  map[uint64]string // entity id → label
 	flashes []flash
+	radii   []protoRadius // the network source's prototype radii
 	// AOIAdd and AOIRemove are the radii of the AOI overlay (0: the defaults).
 	AOIAdd, AOIRemove float32
 }
@@ -82,6 +83,19 @@ func (gd *GameDrawer) label(e *sim.Entity) string {
 			clear(gd.labels)
 		}
 		s = gd.ProtoName(e.Prototype()) + " " + strconv.FormatUint(id, 10)
+		gd.labels[id] = s
+	}
+	return s
+}
+
+// viewLabel returns the label of a replicated entity.
+func (gd *GameDrawer) viewLabel(id uint64, proto int32) string {
+	s, ok := gd.labels[id]
+	if !ok {
+		if len(gd.labels) > 1<<16 {
+			clear(gd.labels)
+		}
+		s = gd.ProtoName(proto) + " " + strconv.FormatUint(id, 10)
 		gd.labels[id] = s
 	}
 	return s

@@ -74,6 +74,10 @@
     }
     $("b-pause").onclick = () => tf.pause();
     $("b-step").onclick = () => tf.step();
+    $("b-back").onclick = () => tf.seek(Math.max(tf.frame - 1, 0));
+    // The scrub bar replays the sandbox's recording (the simulation is deterministic).
+    $("scrub").addEventListener("input", () => tf.seek(+$("scrub").value));
+    if (tf.mode !== "local") $("scrub-box").hidden = true;
     $("b-resume").onclick = () => tf.resume();
     $("b-follow").onclick = () => tf.follow(!tf.following);
     for (const id of ["n-latency", "n-jitter", "n-bandwidth"]) {
@@ -83,7 +87,7 @@
         const out = input.parentElement.querySelector("output");
         out.textContent = id === "n-bandwidth" ? (input.value == 0 ? "∞" : input.value + " kB/s") : input.value + " ms";
         const r = tf.setNetwork({ latency: +$("n-latency").value, jitter: +$("n-jitter").value, bandwidth: +$("n-bandwidth").value * 1024 });
-        $("n-hint").textContent = typeof r === "string" ? r : "";
+        $("n-hint").textContent = r || "";
       });
     }
     if (tf.mode !== "network") $("n-hint").textContent = "sandbox: no network to shape";
@@ -105,6 +109,10 @@
     $("s-avatar").textContent = tf.avatarId ? `${tf.avatarId} at (${tf.avatar[0].toFixed(1)}, ${tf.avatar[1].toFixed(1)})` : "–";
     $("s-drift").textContent = tf.drift.toFixed(3) + " m";
     $("s-fps").textContent = tf.fps.toFixed(0);
+    const scrub = $("scrub");
+    scrub.max = tf.recorded;
+    if (document.activeElement !== scrub) scrub.value = tf.frame;
+    $("scrub-out").textContent = `${tf.frame} / ${tf.recorded}`;
     if (tf.error) showError(tf.error);
     const on = new Set(tf.overlays);
     for (const cb of document.querySelectorAll("#overlays input")) cb.checked = on.has(cb.dataset.overlay);

@@ -14,6 +14,7 @@
 package schedule
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -145,7 +146,7 @@ func (s *Scheduler) fireFrame() error {
 		batch := s.buckets[b]
 		s.buckets[b] = nil
 		slices.SortFunc(batch, func(x, y uint32) int {
-			return cmpUint64(s.entries[x].seq, s.entries[y].seq)
+			return cmp.Compare(s.entries[x].seq, s.entries[y].seq)
 		})
 		for i, slot := range batch {
 			e := s.entries[slot]
@@ -226,14 +227,4 @@ func (s *Scheduler) popOverflow() {
 		s.overflow[i], s.overflow[least] = s.overflow[least], s.overflow[i]
 		i = least
 	}
-}
-
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,13 +1,15 @@
 // Command viewer opens Twinframe's debugger in a native window: -local runs the sandbox
 // (the simulation in-process with the embedded default world), -server connects to a
-// running server.
+// running server (and reconnects when the connection drops).
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
+	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/viewer"
 	"github.com/twinframe/twinframe/viewer/scene"
 )
@@ -16,23 +18,34 @@ func main() {
 	local := flag.Bool("local", false, "run the simulation in-process (sandbox), no server")
 	server := flag.String("server", "", "websocket URL of a server, e.g. ws://127.0.0.1:8080/ws")
 	seed := flag.Uint64("seed", 1, "seed of the sandbox simulation")
+	name := flag.String("name", "viewer", "player name (networked mode)")
+	token := flag.String("token", os.Getenv("TWINFRAME_DEITY_TOKEN"), "deity token (networked mode; default $TWINFRAME_DEITY_TOKEN)")
+	net := flag.String("net", "", "simulated network conditions, e.g. latency=80ms,jitter=20ms (networked mode)")
+	shot := flag.String("screenshot", "", "write the screen to this PNG file after -after, then exit")
+	after := flag.Duration("after", 3*time.Second, "when to take the -screenshot")
 	flag.Parse()
-	src, err := newSource(*local, *server, *seed)
+	src, err := newSource(*local, *server, *seed, *name, *token, *net)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "viewer:", err)
 		os.Exit(2)
 	}
-	if err := viewer.Run(scene.NewView(src), viewer.Options{Panel: true}); err != nil {
+	if err := viewer.Run(scene.NewView(src), viewer.Options{Panel: true, Screenshot: *shot, ScreenshotAfter: *after}); err != nil {
 		fmt.Fprintln(os.Stderr, "viewer:", err)
 		os.Exit(1)
 	}
 }
 
-func newSource(local bool, server string, seed uint64) (scene.Source, error) {
-	switch {
-	case local || server == "":
+func newSource(local bool, server string, seed uint64, name, token, net string) (scene.Source, error) {
+	if local || server == "" {
 		return scene.NewLocal(scene.LocalOptions{Seed: seed})
-	default:
-		return nil, fmt.Errorf("networked mode (-server %s) is not available yet: it needs the client package (issue 7); use -local", server)
 	}
+	opt := scene.NetworkOptions{URL: server, Name: name, DeityToken: token}
+	if net != "" {
+		c, err := netsim.ParseConditions(net)
+		if err != nil {
+			return nil, err
+		}
+		opt.Net = c
+	}
+	return scene.NewNetwork(opt), nil
 }

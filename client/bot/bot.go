@@ -1,0 +1,185 @@
+// Package bot drives Twinframe clients with seeded random inputs and checks, from
+// each client's side, what the headless run must hold: the area of interest is
+// respected and prediction drift stays bounded.
+//
+// # Design note
+//
+// A Bot decides with its own PCG generator, seeded per bot, and only at frame
+// boundaries it counts itself, so a run's inputs depend on the seed and the frame
+// count, not on timing. Checks read the replica's authoritative states (what the
+// server sent), not the drawn ones, so they judge the server and the prediction,
+// not the smoothing. A run faster than real time must give each client a clock
+// that follows the server (client.Options.Now returning the server's frame count
+// times replica.FrameDuration), since prediction runs ahead of that clock.
+package bot
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/client"
+	"github.com/twinframe/twinframe/shared/replica"
+)
+
+// Options configure a Bot. The zero value gives the defaults.
+type Options struct {
+	// MoveEvery is the mean number of frames between move-to inputs (default 40).
+	MoveEvery int
+	// FireChance is the chance, per move decision, of firing instead (default 0.2).
+	FireChance float64
+	// StopChance is the chance, per move decision, of stopping instead (default 0.05).
+	StopChance float64
+}
+
+// Bot plays one client.
+type Bot struct {
+	C     *client.Client
+	opt   Options
+	rng   *rand.Rand
+	frame int
+	next  int
+}
+
+// New returns a bot for c whose choices are seeded with seed.
+func New(c *client.Client, seed uint64, opt *Options) *Bot {
+	b := &Bot{C: c, rng: rand.New(rand.NewPCG(seed, 0x626f74))} // "bot"
+	if opt != nil {
+		b.opt = *opt
+	}
+	if b.opt.MoveEvery <= 0 {
+		b.opt.MoveEvery = 40
+	}
+	if b.opt.FireChance == 0 {
+		b.opt.FireChance = 0.2
+	}
+	if b.opt.StopChance == 0 {
+		b.opt.StopChance = 0.05
+	}
+	b.next = 1 + b.rng.IntN(b.opt.MoveEvery)
+	return b
+}
+
+// Step runs one frame of the bot: the client's Update, then an input when one is
+// due (a move-to a random point of the region, sometimes a fire or a stop).
+func (b *Bot) Step() error {
+	b.frame++
+	if err := b.C.Update(); err != nil {
+		return err
+	}
+	if b.frame < b.next {
+		return nil
+	}
+	var lo, hi mgl32.Vec2
+	ready := false
+	b.C.With(func(r *replica.Replica) {
+		if g := r.Game(); g != nil && r.Ready() {
+			if reg := g.Region(r.RegionID()); reg != nil {
+				bb := reg.Mesh().Bounds()
+				lo, hi, ready = bb.Min, bb.Max, true
+			}
+		}
+	})
+	if !ready {
+		return nil
+	}
+	b.next = b.frame + 1 + b.rng.IntN(2*b.opt.MoveEvery)
+	p := mgl32.Vec2{lo[0] + b.rng.Float32()*(hi[0]-lo[0]), lo[1] + b.rng.Float32()*(hi[1]-lo[1])}
+	switch x := b.rng.Float64(); {
+	case x < b.opt.FireChance:
+		return b.C.Fire(p)
+	case x < b.opt.FireChance+b.opt.StopChance:
+		return b.C.Stop()
+	}
+	return b.C.MoveTo(p)
+}
+
+// Violation is something a check found wrong, at a server frame.
+type Violation struct {
+	Frame  uint64 `json:"frame"`
+	Entity uint64 `json:"entity,omitempty"`
+	What   string `json:"what"`
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("frame %d: entity %d: %s", v.Frame, v.Entity, v.What)
+}
+
+// CheckAOI reports the entities the client holds outside aoi's remove radius around
+// its avatar, by their authoritative positions at the newest server frame (with
+// replica.WireSlack for their quantization).
+func CheckAOI(c *client.Client, aoi replica.AOI) []Violation {
+	var out []Violation
+	c.With(func(r *replica.Replica) {
+		own, ok := r.State(r.Player())
+		if !ok {
+			return
+		}
+		center := own.Position.Vec2()
+		var held []replica.Candidate
+		for _, id := range r.IDs(nil) {
+			st, _ := r.State(id)
+			held = append(held, replica.Candidate{ID: id, Pos: st.Position.Vec2()})
+		}
+		for _, id := range aoi.Leaks(center, r.Player(), held, replica.WireSlack, nil) {
+			st, _ := r.State(id)
+			out = append(out, Violation{Frame: r.ServerFrame(), Entity: id,
+				What: fmt.Sprintf("held at %.1f m, beyond the remove radius %g", st.Position.Vec2().Sub(center).Len(), aoi.Remove)})
+		}
+	})
+	return out
+}
+
+// CheckDrift reports the compared frames of the client's drift log whose error,
+// before reconciliation, exceeded bound metres (bound 0: any disagreement), and
+// inconsistencies the replica found. After reconciliation the predicted state is
+// the server's by construction; what the bound judges is how far the prediction
+// was off. Prediction does not simulate other entities, so a bump into another
+// avatar or an NPC is a disagreement even without latency.
+func CheckDrift(c *client.Client, bound float32) []Violation {
+	var out []Violation
+	c.With(func(r *replica.Replica) {
+		for _, s := range r.DriftLog(nil) {
+			if s.PosError > bound || bound == 0 && s.Fields != 0 {
+				out = append(out, Violation{Frame: s.Frame, Entity: r.Player(), What: "prediction drift: " + s.String()})
+			}
+		}
+		if err := r.ResyncReason(); err != nil {
+			out = append(out, Violation{Frame: r.ServerFrame(), What: err.Error()})
+		}
+	})
+	return out
+}
+
+// Report is a bot's summary for the headless run's JSON report.
+type Report struct {
+	Player        uint64  `json:"player"`
+	Frames        int     `json:"frames"`
+	BytesIn       int64   `json:"bytesIn"`
+	BytesOut      int64   `json:"bytesOut"`
+	PacketsIn     int64   `json:"packetsIn"`
+	Compared      int     `json:"framesCompared"`
+	Mismatched    int     `json:"framesMismatched"`
+	Corrections   int     `json:"corrections"`
+	MaxCorrection float32 `json:"maxCorrectionM"`
+	MaxPosError   float32 `json:"maxPositionErrorM"`
+	MaxYawError   float32 `json:"maxYawErrorRad"`
+	LateInputs    int     `json:"lateInputs"`
+	RTTMillis     float64 `json:"rttMs"`
+	Errors        int     `json:"replicaErrors"`
+}
+
+// Report summarizes the bot's traffic and prediction drift.
+func (b *Bot) Report() Report {
+	st := b.C.Stats()
+	rep := Report{Frames: b.frame, BytesIn: st.BytesIn, BytesOut: st.BytesOut, PacketsIn: st.PacketsIn}
+	b.C.With(func(r *replica.Replica) {
+		d, rs := r.Drift(), r.Stats()
+		rep.Player = r.Player()
+		rep.Compared, rep.Mismatched, rep.Corrections = d.Compared, d.Mismatched, d.Corrections
+		rep.MaxCorrection, rep.MaxPosError, rep.MaxYawError = d.MaxCorrection, d.MaxPosError, d.MaxYawError
+		rep.LateInputs, rep.Errors = rs.LateInputs, rs.Errors
+		rep.RTTMillis = float64(r.Clock().RTT()) / 1e6
+	})
+	return rep
+}
