@@ -50,10 +50,10 @@ func (g *Game) drawPanel(screen *ebiten.Image) {
 	}
 	lines := []string{
 		fmt.Sprintf("Twinframe  %s  %s", s.Mode, status),
-		fmt.Sprintf("frame %d  server %d  fps %.0f", s.Frame, s.ServerFrame, s.FPS),
+		fmt.Sprintf("frame %d/%d  server %d  fps %.0f", s.Frame, s.Recorded, s.ServerFrame, s.FPS),
 		fmt.Sprintf("entities %d  avatar %d  drift %.3f m", s.Entities, s.AvatarID, s.Drift),
 		"click: move  shift-click: select  right: fire",
-		"drag: pan  wheel: zoom  space: pause  .: step",
+		"drag: pan  wheel: zoom  space: pause  . , : step",
 	}
 	if s.Error != "" {
 		lines[4] = "error: " + s.Error

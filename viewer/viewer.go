@@ -3,6 +3,8 @@ package viewer
 import (
 	"image"
 	"image/color"
+	"image/png"
+	"os"
 	"strings"
 	"time"
 
@@ -26,6 +28,10 @@ type Options struct {
 	// AfterUpdate, when set, runs on the game's goroutine after every Update (the page
 	// publishes window.twinframe from it).
 	AfterUpdate func()
+	// Screenshot, when set, is a PNG file the game writes the screen to once
+	// ScreenshotAfter has passed; then it ends (for docs and smoke tests under Xvfb).
+	Screenshot      string
+	ScreenshotAfter time.Duration
 }
 
 // Game is the ebiten.Game that shows a scene.View.
@@ -38,6 +44,8 @@ type Game struct {
 	keys  []ebiten.Key
 	names []string
 	w, h  int
+	shot  error // set once the screenshot is written (ebiten.Termination) or failed
+	done  bool
 }
 
 var _ ebiten.Game = (*Game)(nil)
@@ -59,7 +67,11 @@ func Run(view *scene.View, opt Options) error {
 	ebiten.SetWindowSize(1280, 800)
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
 	ebiten.SetRunnableOnUnfocused(true) // keep simulating when the page or window loses focus
-	return ebiten.RunGame(New(view, opt))
+	err := ebiten.RunGame(New(view, opt))
+	if err == ebiten.Termination {
+		err = nil
+	}
+	return err
 }
 
 // worldWidth is the width of the screen the world is drawn in (left of the panel).
@@ -113,6 +125,9 @@ func (g *Game) Update() error {
 		w = 1280
 	}
 	h := max(g.h, 1)
+	if g.done {
+		return g.shot
+	}
 	err := g.view.Tick(time.Since(g.start), in, w, h)
 	if g.opt.AfterUpdate != nil {
 		g.opt.AfterUpdate()
@@ -130,6 +145,27 @@ func (g *Game) Draw(screen *ebiten.Image) {
 	if g.opt.Panel {
 		g.drawPanel(screen)
 	}
+	if g.opt.Screenshot != "" && !g.done && time.Since(g.start) >= g.opt.ScreenshotAfter {
+		g.shot, g.done = writeScreenshot(screen, g.opt.Screenshot), true
+	}
+}
+
+func writeScreenshot(screen *ebiten.Image, path string) error {
+	b := screen.Bounds()
+	img := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	screen.ReadPixels(img.Pix)
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return ebiten.Termination
 }
 
 func (g *Game) drawList(screen *ebiten.Image, list *draw.List) {

@@ -5,6 +5,22 @@
 // runs in the page with the embedded default world) or, by default, the networked mode,
 // which connects to the page's own server at /ws (?server=ws://... overrides it; ?name=
 // and ?token= set the player name and the deity token).
+//
+// window.twinframe (the page's contract, for tests and power users), refreshed after
+// every viewer update:
+//
+//	state      connected, mode ("local" | "network"), frame (predicted or sandbox frame),
+//	           serverFrame, entities, avatarId, avatar [x, y], moving, drift (metres, last
+//	           comparison), driftMax, corrections, rtt (ms), paused, recorded (sandbox:
+//	           last recorded frame), error, fps, overlays (names on), overlayNames (all),
+//	           selected, following, camera [x, y, pixels per metre], triangles, ticks,
+//	           ready (true once the first update ran)
+//	functions  moveTo(x, y), fire(x, y), toggle(name) → on (null: unknown name),
+//	           setOverlay(name, on), pause(), resume(), step(), seek(frame), select(id),
+//	           follow(on), inspect() → [{name, value}], log(n) → [{frame, text}],
+//	           worldToScreen(x, y) / screenToWorld(x, y) → {x, y},
+//	           setNetwork({latency, jitter (ms), bandwidth (bytes/s)}) → "" or why not
+//
 // Platform code sits behind three untagged functions (pageMode, publish, fail) with
 // *_js.go and *_notjs.go implementations; the native build opens a window instead, which
 // keeps `go vet ./...` and `go build ./...` working on every platform.

@@ -96,6 +96,7 @@ func publish(v *scene.View) func() {
 	fn("pause", func([]js.Value) any { v.Do(scene.Pause); return true })
 	fn("resume", func([]js.Value) any { v.Do(scene.Resume); return true })
 	fn("step", func([]js.Value) any { v.Do(scene.Step); return true })
+	fn("seek", func(a []js.Value) any { v.Seek(uint64(max(num(a, 0), 0))); return true })
 	fn("select", func(a []js.Value) any { v.Select(uint64(num(a, 0))); return true })
 	fn("follow", func(a []js.Value) any { v.SetFollow(len(a) == 0 || a[0].Truthy()); return true })
 	warn := func(err error) any {

@@ -341,6 +341,16 @@ func testSandbox(t *testing.T, bctx context.Context, wasmDir string) {
 		t.Error("toggle of an unknown overlay did not return null")
 	}
 
+	// The scrub bar replays the recording: back to frame 5, the avatar is at its start.
+	f := eval[float64](t, b, "twinframe.frame")
+	b.do(t, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("scrub"); s.value = 5; s.dispatchEvent(new Event("input")); })()`))
+	b.poll(t, "the seek", fmt.Sprintf("twinframe.frame === 5 && twinframe.recorded >= %v && twinframe.paused", f), 20*time.Second)
+	if got := avatar(t, b); math.Hypot(got.X-a.X, got.Y-a.Y) > 0.01 {
+		t.Errorf("after seeking to frame 5 the avatar is at %v, want its start %v", got, a)
+	}
+	b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.seek(%v)", f)))
+	b.poll(t, "the seek back to the end", fmt.Sprintf("twinframe.frame === %v", f), 20*time.Second)
+
 	// Resume; step; the inspector shows the selected avatar's xdump row.
 	b.do(t, chromedp.Evaluate[chromedp.Void]("twinframe.select(twinframe.avatarId); twinframe.resume(); twinframe.follow(true)"))
 	b.poll(t, "the inspector", `document.querySelectorAll("#inspector tr").length > 10 && document.getElementById("inspector").textContent.includes("prototype name")`, 5*time.Second)

@@ -101,6 +101,10 @@ func reportPercentiles(b *testing.B, d []time.Duration) {
 // triangles), agent radius 0.5. median-µs and p99-µs are per-query times
 // measured with the thread's CPU clock where the OS has one (Linux), so
 // other load on a shared machine does not inflate them; ns/op is wall time.
+// expanded/op and corridor/op are the mean triangles expanded and crossed.
+// For repeatable figures count instructions instead, e.g. valgrind
+// --tool=callgrind --toggle-collect='*FindPath' on the test binary with
+// GODEBUG=asyncpreemptoff=1 (callgrind mishandles the preemption signal).
 func BenchmarkPath3x3Cells300Obstacles(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -113,6 +117,7 @@ func BenchmarkPath3x3Cells300Obstacles(b *testing.B) {
 	}
 	d := make([]time.Duration, 0, 1<<16)
 	i := 0
+	expanded, corridor := 0, 0
 	b.ReportAllocs()
 	for b.Loop() {
 		pr := pairs[i%len(pairs)]
@@ -127,8 +132,14 @@ func BenchmarkPath3x3Cells300Obstacles(b *testing.B) {
 		if len(d) < cap(d) {
 			d = append(d, el)
 		}
+		expanded += p.Expanded
+		corridor += len(p.Corridor)
 	}
 	reportPercentiles(b, d)
+	if i > 0 {
+		b.ReportMetric(float64(expanded)/float64(i), "expanded/op")
+		b.ReportMetric(float64(corridor)/float64(i), "corridor/op")
+	}
 }
 
 // BenchmarkSweep3x3Cells300Obstacles: one frame of movement (up to 20

@@ -58,8 +58,8 @@ type builder struct {
 func next(i int) int { return (i + 1) % 3 }
 func prev(i int) int { return (i + 2) % 3 }
 
-// nextTab[i] is next(i), prevTab[i] is prev(i).
-var nextTab, prevTab = [3]int8{1, 2, 0}, [3]int8{2, 0, 1}
+// nextTab[i] is next(i).
+var nextTab = [3]int8{1, 2, 0}
 
 // addPoint returns the id of the point merged with p (first one within tol).
 func (b *builder) addPoint(p vec2) int32 {

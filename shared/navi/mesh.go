@@ -309,15 +309,15 @@ func (m *Mesh) walkTo(t int32, p mgl32.Vec2, limit int) int32 {
 	q := v64(p)
 	start := 0
 	for step := 0; step < limit; step++ {
-		tr := &m.tris[t]
+		tr := &m.nav[t] // the packed record: vertices inline
 		moved := false
 		for k := 0; k < 3; k++ {
 			i := (start + k) % 3
-			if orient(v64(m.verts[tr.V[i]]), v64(m.verts[tr.V[next(i)]]), q) < 0 {
-				if tr.N[i] < 0 {
+			if orient(v64(tr.p[i]), v64(tr.p[nextTab[i]]), q) < 0 {
+				if tr.n[i] < 0 {
 					return -1
 				}
-				t = tr.N[i]
+				t = tr.n[i]
 				moved = true
 				break
 			}

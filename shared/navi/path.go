@@ -1,6 +1,8 @@
 package navi
 
 import (
+	"math/bits"
+
 	"github.com/go-gl/mathgl/mgl32"
 )
 
@@ -104,7 +106,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 		return path.Status
 	}
 	ts := m.Locate(start)
-	if ts < 0 || m.tris[ts].Flags&Walk == 0 || !m.Contains(start, r, Walk) {
+	if ts < 0 || m.tris[ts].Flags&Walk == 0 || !m.containsFrom(ts, start, r, Walk) {
 		p, t, ok := q.Nearest(start, r, q.snapDistance(), Walk)
 		if !ok {
 			path.Status = PathNoPath
@@ -113,7 +115,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 		start, ts, path.StartMoved = p, t, true
 	}
 	tg := m.Locate(goal)
-	if tg < 0 || m.tris[tg].Flags&Walk == 0 || !m.Contains(goal, r, Walk) {
+	if tg < 0 || m.tris[tg].Flags&Walk == 0 || !m.containsFrom(tg, goal, r, Walk) {
 		if p, t, ok := q.Nearest(goal, r, q.snapDistance(), Walk); ok {
 			goal, tg, path.GoalMoved = p, t, true
 		} else {
@@ -239,17 +241,13 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		tr := &nav[t]
 		in := int(nt.entry)
 		px, py, pg := nt.pos.x, nt.pos.y, nt.g
-		// The exits: every edge from the start triangle, else the two
-		// edges other than the entry.
-		exits, nexits := [3]int8{0, 1, 2}, 3
+		// The exits: the edges to walkable neighbours, but the entry.
+		exits := tr.pass
 		if in >= 0 {
-			exits[0], exits[1], nexits = nextTab[in], prevTab[in], 2
+			exits &^= 1 << in
 		}
-		for e := 0; e < nexits; e++ {
-			i := int(exits[e])
-			if tr.pass>>i&1 == 0 {
-				continue
-			}
+		for ; exits != 0; exits &= exits - 1 {
+			i := bits.TrailingZeros8(exits)
 			u := tr.n[i]
 			nu := &nodes[u]
 			if nu.stamp == gen && nu.g <= pg {
@@ -265,7 +263,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 					}
 				} else {
 					k := i // edges i and prev(i) meet at V[i]
-					if e != 0 {
+					if i != int(nextTab[in]) {
 						k = in // i == prev(in): edges in and i meet at V[in]
 					}
 					if tr.width[k] < twoR {
@@ -379,7 +377,8 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	apex, left, right := s0, s0, s0
 	last := s0 // the last point of pts
 	apexI, leftI, rightI := 0, 0, 0
-	for i, guard := 1, 0; i < len(portals) && guard < 4*len(portals)*len(portals)+16; i, guard = i+1, guard+1 {
+	maxGuard := 4*len(portals)*len(portals) + 16
+	for i, guard := 1, 0; i < len(portals) && guard < maxGuard; i, guard = i+1, guard+1 {
 		pl, pr := portals[i].l, portals[i].r
 		// Right side: narrow when pr is left of apex→right.
 		if crossOf(apex, right, pr) >= 0 {

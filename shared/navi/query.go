@@ -144,22 +144,24 @@ func (m *Mesh) containsFrom(t int32, p mgl32.Vec2, r float32, flags Flags) bool 
 		return true
 	}
 	rr := float32(r * r)
+	px, py := p[0], p[1]
 	// Breadth-first over the triangles the disc reaches, in a fixed buffer.
 	var buf [96]int32
 	seen := buf[:1]
 	seen[0] = t
 	for h := 0; h < len(seen); h++ {
-		tr := &m.tris[seen[h]]
+		tr := &m.nav[seen[h]]
 		for i := 0; i < 3; i++ {
-			a, b := m.verts[tr.V[i]], m.verts[tr.V[next(i)]]
-			if min(a[0], b[0])-p[0] >= r || p[0]-max(a[0], b[0]) >= r ||
-				min(a[1], b[1])-p[1] >= r || p[1]-max(a[1], b[1]) >= r || segDist2(p, a, b) >= rr {
+			j := nextTab[i]
+			ax, ay, bx, by := tr.p[i][0], tr.p[i][1], tr.p[j][0], tr.p[j][1]
+			if min(ax, bx)-px >= r || px-max(ax, bx) >= r ||
+				min(ay, by)-py >= r || py-max(ay, by) >= r || segDist2xy(px, py, ax, ay, bx, by) >= rr {
 				continue // the box test skips most edges without a division
 			}
 			if m.blocks(seen[h], i, flags) {
 				return false
 			}
-			u := tr.N[i]
+			u := tr.n[i]
 			dup := false
 			for _, s := range seen {
 				if s == u {

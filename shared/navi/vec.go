@@ -63,6 +63,25 @@ func segDist2(p, a, b mgl32.Vec2) float32 {
 	return dot(d, d)
 }
 
+// segDist2xy is segDist2 in scalars.
+func segDist2xy(px, py, ax, ay, bx, by float32) float32 {
+	abx, aby := bx-ax, by-ay
+	l2 := float32(abx*abx) + float32(aby*aby)
+	cx, cy := ax, ay
+	if l2 > 0 {
+		t := (float32((px-ax)*abx) + float32((py-ay)*aby)) / l2
+		if t <= 0 {
+			// a
+		} else if t >= 1 {
+			cx, cy = bx, by
+		} else {
+			cx, cy = ax+float32(abx*t), ay+float32(aby*t)
+		}
+	}
+	dx, dy := px-cx, py-cy
+	return float32(dx*dx) + float32(dy*dy)
+}
+
 // segSegDist2 is the squared distance between segments pq and ab.
 func segSegDist2(p, q, a, b mgl32.Vec2) float32 {
 	if segmentsIntersect(v64(p), v64(q), v64(a), v64(b)) {

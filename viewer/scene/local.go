@@ -62,6 +62,28 @@ type Local struct {
 
 	inspect *world.World // holds one entity row for xdump
 	buf     bytes.Buffer
+
+	// The recording: the user's commands by the frame they were issued at, snapshots
+	// every KeyframeEvery frames, and the furthest frame reached. The simulation is
+	// deterministic, so these replay the session exactly.
+	simOpt  sim.Options
+	rec     []recorded
+	keys    []keyframe
+	recEnd  uint64
+	seeking bool
+}
+
+// KeyframeEvery is how many frames apart the recording keeps snapshots to seek from.
+const KeyframeEvery = 100
+
+type recorded struct {
+	frame uint64 // the frame the game was at: the command applies before the next Step
+	cmd   Command
+}
+
+type keyframe struct {
+	frame uint64
+	data  []byte
 }
 
 var _ Source = (*Local)(nil)
@@ -75,7 +97,8 @@ func NewLocal(opt LocalOptions) (*Local, error) {
 			return nil, err
 		}
 	}
-	g, err := sim.New(w, &sim.Options{Seed: opt.Seed, NoPopulation: opt.NoPopulation})
+	simOpt := sim.Options{Seed: opt.Seed, NoPopulation: opt.NoPopulation}
+	g, err := sim.New(w, &simOpt)
 	if err != nil {
 		return nil, err
 	}
@@ -86,11 +109,13 @@ func NewLocal(opt LocalOptions) (*Local, error) {
 		drift:  NewSeries("drift", "m", GraphFrames),
 	}
 	l.graphs = []*Series{l.drift, l.stepMS, l.lateMS}
+	l.simOpt = simOpt
 	if !opt.NoAvatar {
 		if err := l.spawnAvatar(); err != nil {
 			return nil, err
 		}
 	}
+	l.keyframe()
 	return l, nil
 }
 
@@ -152,9 +177,46 @@ func (l *Local) Update(now time.Duration) error {
 	return nil
 }
 
+func (l *Local) keyframe() {
+	f := l.g.Frame()
+	if n := len(l.keys); n > 0 && l.keys[n-1].frame >= f {
+		return
+	}
+	data, err := l.g.Snapshot()
+	if err != nil {
+		l.addLog("recording: " + err.Error())
+		return
+	}
+	l.keys = append(l.keys, keyframe{f, data})
+}
+
+// replayInputs applies the recorded commands issued at the current frame, when the game
+// is behind the recording's end.
+func (l *Local) replayInputs() {
+	f := l.g.Frame()
+	if f >= l.recEnd {
+		return
+	}
+	for _, r := range l.rec {
+		if r.frame == f {
+			l.apply(r.cmd)
+		}
+	}
+}
+
 func (l *Local) step(late time.Duration) error {
+	l.replayInputs()
 	t0 := time.Now()
 	err := l.g.Step()
+	if f := l.g.Frame(); f > l.recEnd {
+		l.recEnd = f
+	}
+	if l.g.Frame()%KeyframeEvery == 0 {
+		l.keyframe()
+	}
+	if l.seeking {
+		return nil
+	}
 	l.stepMS.Add(float32(time.Since(t0).Seconds() * 1000))
 	l.lateMS.Add(float32(max(late, 0).Seconds() * 1000))
 	l.drift.Add(0) // the sandbox predicts nothing: no drift
@@ -210,7 +272,7 @@ func (l *Local) logEvents() {
 func (l *Local) Status() Status {
 	st := Status{
 		Connected: true, Mode: "local", Frame: l.g.Frame(), ServerFrame: l.g.Frame(),
-		Entities: len(l.g.Entities()), Paused: l.paused, Error: l.lastErr,
+		Entities: len(l.g.Entities()), Paused: l.paused, Error: l.lastErr, Recorded: l.recEnd,
 	}
 	if a := l.g.Entity(l.avatar); a != nil {
 		st.AvatarID = uint64(a.ID())
@@ -233,14 +295,10 @@ func (l *Local) Draw(d debugdraw.Drawer, ov Overlay, selected uint64) {
 	l.gd.Draw(d, l.g, ov, uint64(l.avatar), selected)
 }
 
-// Do runs a command. Moves and shots are queued as if from a client (they apply at the
-// start of the next frame); Step runs one frame at once.
-func (l *Local) Do(c Command) error {
-	switch c.Kind {
-	case MoveTo, Fire, Stop:
-		if l.g.Entity(l.avatar) == nil {
-			return ErrNoAvatar
-		}
+// apply applies a move, shot or stop of the avatar.
+func (l *Local) apply(c Command) error {
+	if l.g.Entity(l.avatar) == nil {
+		return ErrNoAvatar
 	}
 	var err error
 	switch c.Kind {
@@ -250,6 +308,66 @@ func (l *Local) Do(c Command) error {
 		_, err = l.g.Fire(l.avatar, c.Point)
 	case Stop:
 		err = l.g.Enqueue(sim.Input{Entity: l.avatar, Command: sim.CmdStop, ClientFrame: l.g.Frame()})
+	}
+	return err
+}
+
+// Recorded returns the furthest frame of the recording: Seek reaches any frame up to it.
+func (l *Local) Recorded() uint64 { return l.recEnd }
+
+// Seek replays the recording to frame (at most Recorded) from the nearest snapshot
+// before it and pauses there. A command given in the past discards the recording after
+// it.
+func (l *Local) Seek(frame uint64) error {
+	frame = min(frame, l.recEnd)
+	k := 0
+	for i, kf := range l.keys {
+		if kf.frame <= frame {
+			k = i
+		}
+	}
+	if len(l.keys) == 0 {
+		return errors.New("scene: nothing recorded")
+	}
+	g, err := sim.Restore(l.w, l.keys[k].data, &l.simOpt)
+	if err != nil {
+		return fmt.Errorf("scene: seek: %w", err)
+	}
+	l.g = g
+	l.gd.flashes = l.gd.flashes[:0]
+	l.seeking = true
+	for l.g.Frame() < frame {
+		l.step(0)
+	}
+	l.seeking = false
+	l.paused = true
+	return nil
+}
+
+// Do runs a command. Moves and shots are queued as if from a client (they apply at the
+// start of the next frame) and recorded; Step runs one frame at once; Seek replays the
+// recording to Command.Frame.
+func (l *Local) Do(c Command) error {
+	var err error
+	switch c.Kind {
+	case MoveTo, Fire, Stop:
+		if f := l.g.Frame(); f < l.recEnd { // acting in the past: a new future
+			keep := l.rec[:0]
+			for _, r := range l.rec {
+				if r.frame < f {
+					keep = append(keep, r)
+				}
+			}
+			l.rec, l.recEnd = keep, f
+			for len(l.keys) > 1 && l.keys[len(l.keys)-1].frame > f {
+				l.keys = l.keys[:len(l.keys)-1]
+			}
+		}
+		if err = l.apply(c); err == nil {
+			l.rec = append(l.rec, recorded{l.g.Frame(), c})
+		}
+	case Seek:
+		err = l.Seek(c.Frame)
 	case Pause:
 		l.paused = true
 	case Resume:

@@ -214,3 +214,56 @@ func TestLocalDeterministic(t *testing.T) {
 	}
 	_ = sim.FrameRate
 }
+
+// The sandbox records the session: seeking back replays it to exactly the same state,
+// and acting in the past starts a new future.
+func TestLocalRecordAndSeek(t *testing.T) {
+	l := newLocal(t)
+	l.Do(Command{Kind: Pause})
+	hashes := map[uint64]uint64{}
+	st := l.Status()
+	start := mgl32.Vec2{st.Avatar[0], st.Avatar[1]}
+	for l.Status().Frame < 260 {
+		switch l.Status().Frame {
+		case 10:
+			l.Do(Command{Kind: MoveTo, Point: start.Add(mgl32.Vec2{10, -5})})
+		case 60:
+			l.Do(Command{Kind: Fire, Point: start.Add(mgl32.Vec2{0, 10})})
+		case 150:
+			l.Do(Command{Kind: MoveTo, Point: start})
+		}
+		hashes[l.Status().Frame] = l.Game().StateHash()
+		l.Do(Command{Kind: Step})
+	}
+	hashes[l.Status().Frame] = l.Game().StateHash()
+	if got := l.Status().Recorded; got != 260 {
+		t.Fatalf("recorded %d frames, want 260", got)
+	}
+	for _, f := range []uint64{0, 11, 61, 99, 100, 155, 250, 260, 5} {
+		if err := l.Do(Command{Kind: Seek, Frame: f}); err != nil {
+			t.Fatal(err)
+		}
+		if l.Status().Frame != f || !l.Status().Paused {
+			t.Fatalf("seek %d: at frame %d, paused %v", f, l.Status().Frame, l.Status().Paused)
+		}
+		if got := l.Game().StateHash(); got != hashes[f] {
+			t.Errorf("seek %d: state hash %x, recorded %x", f, got, hashes[f])
+		}
+	}
+	// Stepping from a seek replays the recorded input at frame 10.
+	l.Do(Command{Kind: Seek, Frame: 9})
+	for range 3 {
+		l.Do(Command{Kind: Step})
+	}
+	if got := l.Game().StateHash(); got != hashes[12] {
+		t.Errorf("stepping through a recorded input: hash %x, want %x", got, hashes[12])
+	}
+	// A command in the past truncates the recording there.
+	l.Do(Command{Kind: MoveTo, Point: start.Add(mgl32.Vec2{-3, -3})})
+	if got := l.Status().Recorded; got != 12 {
+		t.Errorf("after acting at frame 12 the recording ends at %d", got)
+	}
+	if err := l.Do(Command{Kind: Seek, Frame: 200}); err != nil || l.Status().Frame != 12 {
+		t.Errorf("seek past the new end: frame %d, %v", l.Status().Frame, err)
+	}
+}

@@ -48,6 +48,7 @@ type Status struct {
 	Corrections int        `json:"corrections"` // prediction rewinds since connecting
 	RTT         float32    `json:"rtt"`         // milliseconds
 	Paused      bool       `json:"paused"`
+	Recorded    uint64     `json:"recorded"` // the furthest recorded frame (sandbox: seek up to it)
 	Error       string     `json:"error"`
 }
 
@@ -62,12 +63,14 @@ const (
 	Pause                         // stop the frame clock
 	Resume                        // restart the frame clock
 	Step                          // run one frame (while paused)
+	Seek                          // replay the recording to Frame (sandbox)
 )
 
 // Command is a user's request to a source.
 type Command struct {
 	Kind  CommandKind
 	Point mgl32.Vec2
+	Frame uint64 // Seek
 }
 
 // ErrNoAvatar is returned by commands that need an avatar when there is none.

@@ -34,12 +34,12 @@ type Input struct {
 }
 
 // KeyBindings maps key names (as Input.Keys carries them) to actions: an overlay name,
-// or one of "pause", "step", "fit", "follow", "fire".
+// or one of "pause", "step", "back" (one frame back: seek), "fit", "follow", "fire".
 var KeyBindings = map[string]string{
 	"n": "navmesh", "e": "edges", "c": "constraints", "b": "blackout", "m": "spawns",
 	"o": "props", "t": "entities", "l": "labels", "p": "paths", "w": "sweeps", "v": "events",
 	"h": "hotspots", "a": "aoi", "r": "prediction", "g": "graphs",
-	"space": "pause", "period": "step", "0": "fit", "f": "follow", "x": "fire",
+	"space": "pause", "period": "step", "comma": "back", "0": "fit", "f": "follow", "x": "fire",
 }
 
 // Snapshot is the view's state for the page (window.twinframe) and tests.
@@ -93,6 +93,9 @@ func (v *View) MoveTo(x, y float32) { v.queue(Command{Kind: MoveTo, Point: mgl32
 
 // Fire asks the avatar to fire towards world point (x, y).
 func (v *View) Fire(x, y float32) { v.queue(Command{Kind: Fire, Point: mgl32.Vec2{x, y}}) }
+
+// Seek replays the sandbox's recording to frame and pauses there.
+func (v *View) Seek(frame uint64) { v.queue(Command{Kind: Seek, Frame: frame}) }
 
 // Do queues a command for the next Tick.
 func (v *View) Do(kind CommandKind) { v.queue(Command{Kind: kind}) }
@@ -319,6 +322,10 @@ func (v *View) handleInput(in Input) {
 			v.pending = append(v.pending, Command{Kind: togglePause})
 		case "step":
 			v.pending = append(v.pending, Command{Kind: Step})
+		case "back":
+			if f := v.snap.Frame; f > 0 {
+				v.pending = append(v.pending, Command{Kind: Seek, Frame: f - 1})
+			}
 		case "fit":
 			v.follow = false
 			min, max := v.src.Bounds()

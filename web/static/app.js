@@ -74,6 +74,10 @@
     }
     $("b-pause").onclick = () => tf.pause();
     $("b-step").onclick = () => tf.step();
+    $("b-back").onclick = () => tf.seek(Math.max(tf.frame - 1, 0));
+    // The scrub bar replays the sandbox's recording (the simulation is deterministic).
+    $("scrub").addEventListener("input", () => tf.seek(+$("scrub").value));
+    if (tf.mode !== "local") $("scrub-box").hidden = true;
     $("b-resume").onclick = () => tf.resume();
     $("b-follow").onclick = () => tf.follow(!tf.following);
     for (const id of ["n-latency", "n-jitter", "n-bandwidth"]) {
@@ -105,6 +109,10 @@
     $("s-avatar").textContent = tf.avatarId ? `${tf.avatarId} at (${tf.avatar[0].toFixed(1)}, ${tf.avatar[1].toFixed(1)})` : "–";
     $("s-drift").textContent = tf.drift.toFixed(3) + " m";
     $("s-fps").textContent = tf.fps.toFixed(0);
+    const scrub = $("scrub");
+    scrub.max = tf.recorded;
+    if (document.activeElement !== scrub) scrub.value = tf.frame;
+    $("scrub-out").textContent = `${tf.frame} / ${tf.recorded}`;
     if (tf.error) showError(tf.error);
     const on = new Set(tf.overlays);
     for (const cb of document.querySelectorAll("#overlays input")) cb.checked = on.has(cb.dataset.overlay);

@@ -28,6 +28,12 @@
 // the last input applied), replies, removes, adds, changes, power results and,
 // for a deity that asked, the debug-draw stream.
 //
+// Live edits (deity) become one more configuration file that loads after the
+// others: the world is loaded and verified from scratch, so errors name that
+// file's line and column exactly as at start; the game continues from a
+// snapshot restored into the new world (navmeshes and blackout zones rebuilt),
+// and every client gets the new region change and its entities again.
+//
 // Disconnects carry a websocket close code of 4000 plus the pb.ErrorCode and the
 // reason text, after a NetMessageError; a slow consumer, which would not read
 // them, is cut at once. Avatars are sim.Entity Database archives, saved on

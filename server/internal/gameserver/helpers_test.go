@@ -287,3 +287,19 @@ func (c *client) nextSeq() uint32 {
 	c.seq++
 	return c.seq
 }
+
+// waitFrame waits until the game has stepped frame f.
+func (s *testServer) waitFrame(t testing.TB, f uint64) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		var now uint64
+		s.inLoop(t, func() { now = s.game.Frame() })
+		if now >= f {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("frame %d not reached (at %d)", f, now)
+		}
+	}
+}

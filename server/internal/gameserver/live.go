@@ -2,9 +2,13 @@ package gameserver
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"testing/fstest"
 
+	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/world"
@@ -94,8 +98,55 @@ func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
 	s.log.Info("debug command", "session", c.id, "op", m.GetOp(), "frames", m.GetFrames())
 }
 
-// liveEdit applies a deity's records (in the loop).
-func (s *Server) liveEdit(m *pb.NetMessageLiveEditRequest) *pb.NetMessageLiveEditResponse {
-	return &pb.NetMessageLiveEditResponse{RequestId: m.GetRequestId(), Frame: s.game.Frame(),
-		Error: "live edit: not implemented yet"}
+// liveEdit applies a deity's records (in the loop, at the frame boundary before
+// the step): the records become one more configuration file, named to load
+// after the others, and the world is loaded and verified from scratch exactly
+// like the configuration at start, so an error names that file, its line and
+// column. On success the game continues from a snapshot of its state in the new
+// world (whose navmeshes and blackout zones are rebuilt from the new tables),
+// and every client is sent the new region change, followed by its entities again.
+func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMessageLiveEditResponse {
+	resp := &pb.NetMessageLiveEditResponse{RequestId: m.GetRequestId(), Frame: s.game.Frame()}
+	name := fmt.Sprintf("zz-live-%04d.config", s.edits+1)
+	files := append(slices.Clone(s.tables), &pb.NetStructConfigFile{Name: name, Text: m.GetRecords()})
+	fsys := fstest.MapFS{}
+	for _, f := range files {
+		fsys[f.Name] = &fstest.MapFile{Data: []byte(f.Text)}
+	}
+	w, err := world.Load(fsys)
+	if err != nil {
+		resp.Error = err.Error()
+		return resp
+	}
+	dw, err := world.Load(fsys)
+	if err != nil {
+		resp.Error = err.Error()
+		return resp
+	}
+	snap, err := s.game.Snapshot()
+	if err != nil {
+		resp.Error = "live edit: snapshot: " + err.Error()
+		return resp
+	}
+	g, err := sim.Restore(w, snap, &sim.Options{Seed: s.cfg.Seed, NoPopulation: s.cfg.NoPopulation})
+	if err != nil {
+		resp.Error = "live edit: the game does not fit the edited world: " + err.Error()
+		return resp
+	}
+	if g.Region(s.region) == nil {
+		resp.Error = fmt.Sprintf("live edit: region %d is gone", s.region)
+		return resp
+	}
+	s.edits++
+	s.world, s.dumpWorld, s.game, s.tables = w, dw, g, files
+	sum := protocol.HashConfigFiles(files)
+	s.hash = sum[:]
+	f := s.game.Frame()
+	for _, o := range s.sessions {
+		o.visible, o.aoiValid = o.visible[:0], false
+		o.replies = append(o.replies, &pb.NetMessageRegionChange{RegionId: s.region, Tables: s.tables,
+			TablesHash: s.hash, ServerFrame: f})
+	}
+	s.log.Info("live edit applied", "session", c.id, "file", name, "frame", f)
+	return resp
 }

@@ -149,6 +149,7 @@ type Server struct {
 	sessions  []*session // in join order
 	byName    map[string]*session
 	paused    bool
+	edits     int    // live edits applied
 	stepLeft  uint32 // frames to step while paused
 	prevIDs   []uint64
 	curIDs    []uint64

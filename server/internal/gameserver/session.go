@@ -71,8 +71,15 @@ func (c *session) fail(code pb.ErrorCode, why string) {
 		c.code, c.why = code, why
 		c.slow = code == pb.ErrorCode_ERROR_CODE_SLOW_CONSUMER
 	}
+	slow := c.slow
 	c.mu.Unlock()
 	c.cancel()
+	if slow {
+		// Abort a write in progress: the writer's context is not the session's, so
+		// that ending a session for any other reason lets the packet being written
+		// finish and the error and close frame follow it.
+		c.conn.CloseNow()
+	}
 }
 
 func (c *session) closed() bool { return c.ctx.Err() != nil }
@@ -127,8 +134,35 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	writerDone := make(chan struct{})
 	go func() { s.writeLoop(c); close(writerDone) }()
 	s.readLoop(readCtx, c)
+	s.discard(readCtx, c)
 	<-writerDone
 	s.metrics.disconnect(c.reason())
+}
+
+// discard reads and drops what a failed client still sends while the writer
+// closes the connection, so that the close handshake completes (unread data at
+// close would make the kernel reset the connection, losing the close frame).
+// It reads at most maxSkip bytes, and stops when the connection is closed.
+func (s *Server) discard(ctx context.Context, c *session) {
+	c.mu.Lock()
+	failed := c.code != pb.ErrorCode_ERROR_CODE_NONE && !c.slow
+	c.mu.Unlock()
+	if !failed {
+		return
+	}
+	budget := int64(maxSkip)
+	for budget > 0 {
+		_, rd, err := c.conn.Reader(ctx)
+		if err != nil {
+			return
+		}
+		n, err := io.Copy(io.Discard, io.LimitReader(rd, budget))
+		budget -= n
+		if err != nil {
+			return
+		}
+	}
+	c.conn.CloseNow()
 }
 
 // readMessage reads one websocket message of at most the client packet limit.
@@ -317,7 +351,7 @@ func (s *Server) writeLoop(c *session) {
 				s.closeConn(c)
 				return
 			}
-			ctx, cancel := context.WithTimeout(c.ctx, s.cfg.WriteTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), s.cfg.WriteTimeout)
 			err := c.conn.Write(ctx, websocket.MessageBinary, p)
 			cancel()
 			if err != nil {
@@ -388,7 +422,7 @@ func (s *Server) drain(c *session) {
 			s.debugCommand(c, m)
 			continue
 		case *pb.NetMessageLiveEditRequest:
-			c.replies = append(c.replies, s.liveEdit(m))
+			c.replies = append(c.replies, s.liveEdit(c, m))
 			continue
 		default:
 			c.fail(pb.ErrorCode_ERROR_CODE_BAD_PACKET, fmt.Sprintf("unexpected %T after login", m))

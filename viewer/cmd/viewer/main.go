@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/viewer"
@@ -20,13 +21,15 @@ func main() {
 	name := flag.String("name", "viewer", "player name (networked mode)")
 	token := flag.String("token", os.Getenv("TWINFRAME_DEITY_TOKEN"), "deity token (networked mode; default $TWINFRAME_DEITY_TOKEN)")
 	net := flag.String("net", "", "simulated network conditions, e.g. latency=80ms,jitter=20ms (networked mode)")
+	shot := flag.String("screenshot", "", "write the screen to this PNG file after -after, then exit")
+	after := flag.Duration("after", 3*time.Second, "when to take the -screenshot")
 	flag.Parse()
 	src, err := newSource(*local, *server, *seed, *name, *token, *net)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "viewer:", err)
 		os.Exit(2)
 	}
-	if err := viewer.Run(scene.NewView(src), viewer.Options{Panel: true}); err != nil {
+	if err := viewer.Run(scene.NewView(src), viewer.Options{Panel: true, Screenshot: *shot, ScreenshotAfter: *after}); err != nil {
 		fmt.Fprintln(os.Stderr, "viewer:", err)
 		os.Exit(1)
 	}
