@@ -66,7 +66,8 @@ wasm:
 	GOOS=js GOARCH=wasm $(GO) build -o web/viewer.wasm ./wasm
 	cp "$(WASM_EXEC_DIR)/wasm_exec.js" web/wasm_exec.js
 
-## run: the server on 127.0.0.1:8080 (arrives with the server issue).
-run: setup
-	@echo "make run: the server does not exist yet (see issue 6); nothing to run." >&2
-	@exit 1
+## run: the server on http://127.0.0.1:8080 (ADDR=host:port to change) with the embedded
+## default world and the SQLite store twinframe.db; builds the wasm viewer first.
+ADDR ?= 127.0.0.1:8080
+run: setup wasm
+	$(GO) run ./server serve -addr "$(ADDR)" -wasm-dir web

@@ -40,6 +40,7 @@ type page struct {
 	server string // websocket URL of the server
 	name   string // player name
 	token  string // deity token
+	xdump  bool   // the inspector asks the server for xdump rows
 }
 
 // Page modes.
@@ -57,7 +58,7 @@ func main() {
 	case modeLocal:
 		src, err = scene.NewLocal(scene.LocalOptions{Seed: pg.seed})
 	case modeNetwork:
-		src = scene.NewNetwork(scene.NetworkOptions{URL: pg.server, Name: pg.name, DeityToken: pg.token})
+		src = scene.NewNetwork(scene.NetworkOptions{URL: pg.server, Name: pg.name, DeityToken: pg.token, NoXdump: !pg.xdump})
 	default:
 		err = fmt.Errorf("unknown mode %q: use mode=local (sandbox) or mode=network", mode)
 	}

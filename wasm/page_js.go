@@ -21,7 +21,7 @@ const inBrowser = true
 func pageMode() page {
 	loc := js.Global().Get("location")
 	q, _ := url.ParseQuery(trimQuery(loc.Get("search").String()))
-	p := page{mode: q.Get("mode"), server: q.Get("server"), name: q.Get("name"), token: q.Get("token")}
+	p := page{mode: q.Get("mode"), server: q.Get("server"), name: q.Get("name"), token: q.Get("token"), xdump: q.Get("xdump") != "off"}
 	if p.mode == "" {
 		p.mode = modeNetwork
 	}

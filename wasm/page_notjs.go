@@ -21,6 +21,7 @@ func pageMode() page {
 	flag.StringVar(&p.server, "server", "ws://127.0.0.1:8080/ws", "websocket URL of the server (network mode)")
 	flag.StringVar(&p.name, "name", "viewer", "player name (network mode)")
 	flag.StringVar(&p.token, "token", "", "deity token (network mode)")
+	flag.BoolVar(&p.xdump, "xdump", true, "the inspector asks the server for entity rows (network mode)")
 	flag.Parse()
 	return p
 }

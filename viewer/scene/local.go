@@ -461,8 +461,23 @@ func (l *Local) xdumpRow(e *sim.Entity) []Field {
 	if err := l.inspect.Xdump(&l.buf, "xdump meta entity", deity); err != nil {
 		return []Field{{"xdump", err.Error()}}
 	}
-	var names []string
+	names := metaNames(l.buf.String())
+	l.buf.Reset()
+	if err := l.inspect.Xdump(&l.buf, "xdump entity *", deity); err != nil {
+		return []Field{{"xdump", err.Error()}}
+	}
+	var out []Field
 	for _, line := range dataLines(l.buf.String()) {
+		out = append(out, rowFields(names, line, "")...)
+	}
+	return out
+}
+
+// metaNames returns the column names of a table from its machine-readable meta dump
+// (`xdump meta TABLE`), an array field of length n giving name(0) … name(n-1).
+func metaNames(dump string) []string {
+	var names []string
+	for _, line := range dataLines(dump) {
 		f := strings.Fields(line)
 		if len(f) < 4 {
 			continue
@@ -477,19 +492,19 @@ func (l *Local) xdumpRow(e *sim.Entity) []Field {
 			names = append(names, name+"("+strconv.Itoa(i)+")")
 		}
 	}
-	l.buf.Reset()
-	if err := l.inspect.Xdump(&l.buf, "xdump entity *", deity); err != nil {
-		return []Field{{"xdump", err.Error()}}
-	}
+	return names
+}
+
+// rowFields pairs a dumped row's values with the column names (tables of numbers only:
+// values are split at spaces).
+func rowFields(names []string, line, prefix string) []Field {
 	var out []Field
-	for _, line := range dataLines(l.buf.String()) {
-		for i, v := range strings.Fields(line) {
-			name := "?"
-			if i < len(names) {
-				name = names[i]
-			}
-			out = append(out, Field{name, v})
+	for i, v := range strings.Fields(line) {
+		name := "?"
+		if i < len(names) {
+			name = names[i]
 		}
+		out = append(out, Field{prefix + name, v})
 	}
 	return out
 }

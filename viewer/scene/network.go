@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,6 +39,9 @@ type NetworkOptions struct {
 	DeityToken string
 	// Net is the initial simulated network condition, both ways (SetNet changes it).
 	Net netsim.Conditions
+	// NoXdump keeps the inspector from asking the server for entity rows (for servers
+	// that do not answer xdump requests, such as test servers).
+	NoXdump bool
 }
 
 // Network is the networked source: a client.Client connected to a server, with its
@@ -72,7 +76,14 @@ type Network struct {
 	mu        sync.Mutex
 	serverDD  *pb.NetMessageDebugDraw
 	serverErr []string
+	xdNames   []string           // columns of the entity table (xdump meta entity)
+	xdRows    map[uint64][]Field // the latest dumped row of inspected entities
+	xdAsked   map[uint64]time.Duration
+	xdReq     uint32
 }
+
+// XdumpEvery is how often the inspector asks the server for the selected entity's row.
+const XdumpEvery = 500 * time.Millisecond
 
 type dialResult struct {
 	c   *client.Client
@@ -151,6 +162,12 @@ func (n *Network) Update(now time.Duration) error {
 		}
 	default:
 	}
+	n.mu.Lock()
+	for _, e := range n.serverErr {
+		n.addLog(n.st.ServerFrame, e)
+	}
+	n.serverErr = n.serverErr[:0]
+	n.mu.Unlock()
 	if n.c == nil {
 		n.st.Connected = false
 		n.st.Error = n.lastErr
@@ -206,12 +223,6 @@ func (n *Network) Update(now time.Duration) error {
 			n.st.Error = "replica: " + err.Error()
 		}
 	})
-	n.mu.Lock()
-	for _, e := range n.serverErr {
-		n.addLog(n.st.ServerFrame, e)
-	}
-	n.serverErr = n.serverErr[:0]
-	n.mu.Unlock()
 	for _, v := range n.views {
 		if v.Own {
 			n.st.Avatar = [2]float32{v.Pos[0], v.Pos[1]}
@@ -235,11 +246,59 @@ func (n *Network) onMessage(m proto.Message) {
 	switch m := m.(type) {
 	case *pb.NetMessageDebugDraw:
 		n.serverDD = m
+	case *pb.NetMessageXDumpResponse:
+		n.xdumpResponse(m)
 	case *pb.NetMessageError:
 		if len(n.serverErr) < 64 {
 			n.serverErr = append(n.serverErr, fmt.Sprintf("server: %v %s", m.Code, m.Text))
 		}
 	}
+}
+
+// xdumpResponse keeps the entity table's columns or rows from a response (n.mu held).
+func (n *Network) xdumpResponse(m *pb.NetMessageXDumpResponse) {
+	if m.Error != "" {
+		if len(n.serverErr) < 64 {
+			n.serverErr = append(n.serverErr, "xdump: "+m.Error)
+		}
+		return
+	}
+	switch {
+	case strings.HasPrefix(m.Text, "XDUMP meta entity "):
+		n.xdNames = metaNames(m.Text)
+	case strings.HasPrefix(m.Text, "XDUMP entity "):
+		if n.xdRows == nil {
+			n.xdRows = map[uint64][]Field{}
+		}
+		for _, line := range dataLines(m.Text) {
+			f := strings.Fields(line)
+			if len(f) == 0 {
+				continue
+			}
+			if id, err := strconv.ParseUint(f[0], 10, 64); err == nil {
+				n.xdRows[id] = rowFields(n.xdNames, line, "xdump ")
+			}
+		}
+	}
+}
+
+// askXdump requests the entity's row (and the table's columns, once) every XdumpEvery.
+func (n *Network) askXdump(id uint64) []Field {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.xdAsked == nil {
+		n.xdAsked = map[uint64]time.Duration{}
+	}
+	if at, ok := n.xdAsked[id]; n.c != nil && !n.opt.NoXdump && (!ok || n.now-at >= XdumpEvery) {
+		n.xdAsked[id] = n.now
+		if n.xdNames == nil {
+			n.xdReq++
+			n.c.Send(&pb.NetMessageXDumpRequest{RequestId: n.xdReq, Command: "xdump meta entity"})
+		}
+		n.xdReq++
+		n.c.Send(&pb.NetMessageXDumpRequest{RequestId: n.xdReq, Command: "xdump entity " + strconv.FormatUint(id, 10)})
+	}
+	return n.xdRows[id]
 }
 
 func (n *Network) rttSample(rtt time.Duration) {
@@ -445,12 +504,15 @@ func (n *Network) Pick(p mgl32.Vec2) uint64 {
 }
 
 // Inspect returns what the client knows of an entity: how it is drawn and the last
-// authoritative locomotion state; for the own avatar, the drift statistics too.
+// authoritative locomotion state; for the own avatar, the drift statistics too; then
+// its row of the server's entity table (xdump, refreshed every XdumpEvery; deity fields
+// when logged in as the deity).
 func (n *Network) Inspect(id uint64) []Field {
 	for _, v := range n.views {
 		if v.ID != id {
 			continue
 		}
+		xd := n.askXdump(id)
 		s := v.Server
 		f := []Field{
 			{"id", strconv.FormatUint(v.ID, 10)},
@@ -483,7 +545,7 @@ func (n *Network) Inspect(id uint64) []Field {
 				}
 			})
 		}
-		return f
+		return append(f, xd...)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package scene
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -15,6 +16,8 @@ import (
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/world"
+	"github.com/twinframe/twinframe/shared/xdump"
 )
 
 // startServer runs the scripted server of clienttest at 20 Hz behind a real websocket.
@@ -52,7 +55,7 @@ func TestNetworkSource(t *testing.T) {
 		t.Skip("real websocket and 20 Hz server")
 	}
 	srv := startServer(t)
-	n := NewNetwork(NetworkOptions{URL: srv.URL, Name: "viewer-test"})
+	n := NewNetwork(NetworkOptions{URL: srv.URL, Name: "viewer-test", NoXdump: true})
 	defer n.Close()
 	start := time.Now()
 	until(t, n, start, 15*time.Second, "connection", func(s Status) bool { return s.Connected && s.AvatarID != 0 && s.ServerFrame > 0 })
@@ -105,6 +108,25 @@ func TestNetworkSource(t *testing.T) {
 	n.Update(time.Since(start))
 	if l := n.Log(); len(l) == 0 || !strings.Contains(l[len(l)-1].Text, "test error") {
 		t.Errorf("server error not logged: %v", l)
+	}
+
+	// The inspector shows the server's xdump row of the entity (scripted here: the test
+	// server does not answer xdump requests).
+	w := world.New()
+	w.State.Entities = []world.Entity{{ID: int32(st.AvatarID), Prototype: 0, Pos: mgl32.Vec2{1.5, 2.5}, Owner: 7}}
+	var meta, row bytes.Buffer
+	w.Xdump(&meta, "xdump meta entity", xdump.Viewer{Deity: true})
+	w.Xdump(&row, "xdump entity *", xdump.Viewer{Deity: true})
+	n.onMessage(&pb.NetMessageXDumpResponse{Text: meta.String()})
+	n.onMessage(&pb.NetMessageXDumpResponse{Text: row.String()})
+	found := false
+	for _, f := range n.Inspect(st.AvatarID) {
+		if f.Name == "xdump pos(1)" && f.Value == "2.5" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no xdump row in the inspector: %v", n.Inspect(st.AvatarID))
 	}
 
 	// Latency makes the authoritative state lag: the source keeps working.
