@@ -17,14 +17,15 @@ import (
 // tracked is the replication state of one entity: the locomotion state every
 // client holding it has, and this frame's update.
 type tracked struct {
-	id      sim.EntityID
-	region  int32
-	state   locomotion.State // last state replicated (absolute)
-	upd     locomotion.State // this frame's relative update for everyone but the owner
-	prox    []byte           // upd as a NetMessageLocomotionStateUpdate payload, Proximity policy
-	own     locomotion.State // this frame's update for the owner: the difference from the last frame
-	shared  bool             // upd goes to clients other than the owner this frame
-	sentCmd uint64           // CommandFrame when upd was last shared (SparseUpdates)
+	id          sim.EntityID
+	region      int32
+	state       locomotion.State // last state replicated (absolute)
+	upd         locomotion.State // this frame's relative update for everyone but the owner
+	prox        []byte           // upd as a NetMessageLocomotionStateUpdate payload, Proximity policy
+	own         locomotion.State // this frame's update for the owner: the difference from the last frame
+	shared      bool             // upd goes to clients other than the owner this frame
+	sentCmd     uint64           // CommandFrame when upd was last shared (SparseUpdates)
+	sharedFrame uint64           // frame upd was last shared (SparseUpdates)
 }
 
 type encodedResult struct {
@@ -73,7 +74,7 @@ func (s *Server) replicate(stepped bool) {
 		s.cands[e.Region()] = append(s.cands[e.Region()], replica.Candidate{ID: uint64(e.ID()), Pos: e.Pos()})
 		t := s.last[e.ID()]
 		if t == nil {
-			t = &tracked{id: e.ID(), region: e.Region(), sentCmd: e.CommandFrame()}
+			t = &tracked{id: e.ID(), region: e.Region(), sentCmd: e.CommandFrame(), sharedFrame: f}
 			e.LocomotionState(&t.state, f)
 			s.last[e.ID()] = t
 			continue
@@ -108,7 +109,7 @@ func (s *Server) replicate(stepped bool) {
 			// up with the right state.
 			moving := s.scratch.Fields&locomotion.Moving != 0
 			cmd := e.CommandFrame() != t.sentCmd
-			t.shared = cmd || moving != wasMoving || (f+uint64(e.ID()))%s.cfg.RefreshFrames == 0
+			t.shared = cmd || moving != wasMoving || f >= t.sharedFrame+s.cfg.RefreshFrames
 			if t.shared {
 				t.upd = s.scratch
 				t.upd.Path = slices.Clone(s.scratch.Path)
@@ -117,7 +118,7 @@ func (s *Server) replicate(stepped bool) {
 					t.upd.Fields &^= locomotion.HasPath
 					t.upd.Path = nil
 				}
-				t.sentCmd = e.CommandFrame()
+				t.sentCmd, t.sharedFrame = e.CommandFrame(), f
 			}
 		}
 		s.updates = append(s.updates, t)

@@ -54,8 +54,8 @@ type Config struct {
 	WriteTimeout   time.Duration // one websocket write (5 s)
 	LoginTimeout   time.Duration // from connect to login (10 s)
 	// SparseUpdates sends other entities' locomotion (Proximity policy) only when
-	// their command changed (new path, goal, stop or speed) and, staggered by id,
-	// once every RefreshFrames frames while they move, instead of every frame
+	// their command changed (new path, goal, stop or speed), when they start or
+	// stop, and at most RefreshFrames frames after the last one while they move, instead of every frame
 	// their position changes. The client must then walk remote entities along
 	// their replicated paths (replica does not yet: it holds the last state).
 	// A client's own avatar is always sent on every change.

@@ -116,14 +116,13 @@ func TestJoinMoveRestore(t *testing.T) {
 		pos = mgl32.Vec2{st.Position[0], st.Position[1]}
 		// AOI: nothing held beyond the remove radius (plus the AOIMove the avatar
 		// may walk before its view is recomputed).
-		slack := replica.AOI{Add: s.cfg.AOI.Add, Remove: s.cfg.AOI.Remove + s.cfg.AOIMove + 0.5}
 		var held []replica.Candidate
 		for _, id := range r.rep.IDs(nil) {
 			if hs, ok := r.rep.State(id); ok {
 				held = append(held, replica.Candidate{ID: id, Pos: mgl32.Vec2{hs.Position[0], hs.Position[1]}})
 			}
 		}
-		if leaks := slack.Leaks(pos, avatar, held, nil); len(leaks) > 0 {
+		if leaks := s.cfg.AOI.Leaks(pos, avatar, held, s.cfg.AOIMove+replica.WireSlack, nil); len(leaks) > 0 {
 			t.Fatalf("frame %d: held beyond the AOI: %v", r.lastFrame, leaks)
 		}
 		if st.Fields&locomotion.Moving == 0 && r.ack == c.seq && pos.Sub(target).Len() > 1 {
