@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -91,6 +92,7 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 	fl.IntVar(&cfg.spiral, "spiral-frames", 20, "`frames` in a row a frame may start a full period late before it is a death spiral")
 	fl.DurationVar(&cfg.timeout, "timeout", 20*time.Second, "longest wait for the server or a client before the run fails")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
+	profile := fl.String("cpuprofile", "", "write a CPU profile of the run to `file`")
 	fl.Usage = func() {
 		fmt.Fprintln(fl.Output(), headlessUsage)
 		fl.PrintDefaults()
@@ -123,6 +125,18 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 		if cfg.net != (netsim.Conditions{}) {
 			cfg.driftBound = 4
 		}
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "server: headless: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
 	}
 	rep, err := runHeadless(cfg, stderr)
 	if err != nil {
@@ -555,7 +569,7 @@ func (h *headlessRun) frame(ctx context.Context, sync, play bool) error {
 			return fmt.Errorf("bot %d: step: %w", b.n, err)
 		}
 	}
-	h.check(f)
+	h.check(f, len(h.frameTimes)+1 == h.cfg.frames)
 	// Zero-latency inputs went out in Step; delayed ones leave when due.
 	for _, b := range h.bots {
 		if err := b.link.deliver(ctx, now); err != nil {
@@ -712,8 +726,26 @@ func (h *headlessRun) schedule(reports []frameclock.Report) {
 	}
 }
 
-// check runs the per-frame checks of every bot at server frame f.
-func (h *headlessRun) check(f uint64) {
+// driftEvery is how often, in frames, the drift logs are read: CheckDrift copies
+// the whole rolling log (DriftLogFrames, 30 s), so reading it every frame would
+// cost more than the bots; every 100 frames loses nothing.
+const driftEvery = 100
+
+// checkDrift reports the drift samples over the bound that are new since the
+// last call.
+func (h *headlessRun) checkDrift(b *headlessBot, f uint64) {
+	newest := b.drift
+	for _, v := range bot.CheckDrift(b.c, h.cfg.driftBound) {
+		if v.Frame > b.drift || v.Frame == 0 {
+			h.rep.violate(headlessViolation{Frame: v.Frame, Check: "drift", Bot: b.n, Entity: v.Entity, What: v.What})
+		}
+		newest = max(newest, v.Frame)
+	}
+	b.drift = max(newest, f)
+}
+
+// check runs the checks of every bot at server frame f; final is the last frame.
+func (h *headlessRun) check(f uint64, final bool) {
 	aoi := h.aoi
 	if h.cfg.aoiRemove > 0 {
 		aoi.Remove = min(h.cfg.aoiRemove, aoi.Remove)
@@ -731,14 +763,9 @@ func (h *headlessRun) check(f uint64) {
 			}
 		}
 		h.rep.AOI.Checks++
-		newest := b.drift
-		for _, v := range bot.CheckDrift(b.c, h.cfg.driftBound) {
-			if v.Frame > b.drift || v.Frame == 0 {
-				h.rep.violate(headlessViolation{Frame: v.Frame, Check: "drift", Bot: b.n, Entity: v.Entity, What: v.What})
-			}
-			newest = max(newest, v.Frame)
+		if final || f%driftEvery == 0 {
+			h.checkDrift(b, f)
 		}
-		b.drift = max(newest, f)
 		b.mu.Lock()
 		bad := b.bad
 		b.bad = nil
