@@ -70,6 +70,7 @@ type headlessConfig struct {
 	driftBound   float32 // metres; negative: the default for the conditions
 	aoiRemove    float32 // the remove radius the AOI check holds the server to (0: the server's)
 	aoiRefresh   int     // the server's AOIRefresh (0: its default)
+	invEvery     int     // frames between invariant checks
 	spiral       int     // frames a backlog may last before it is a death spiral
 	timeout      time.Duration
 	verbose      bool
@@ -89,6 +90,7 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 	bound := fl.Float64("drift-bound", -1, "prediction error bound in `metres` (default 1 without added latency, 4 with)")
 	aoi := fl.Float64("check-aoi-remove", 0, "hold the server to this AOI remove `radius` (default: the one it uses; smaller makes the check fail, for testing it)")
 	fl.IntVar(&cfg.aoiRefresh, "aoi-refresh", 0, "the server's AOI refresh period in `frames` (default: the server's); 1 recomputes every view every frame")
+	fl.IntVar(&cfg.invEvery, "invariants-every", 50, "check the simulation invariants every `frames` frames (each check dumps and rebuilds the world: about 25 ms)")
 	fl.IntVar(&cfg.spiral, "spiral-frames", 20, "`frames` in a row a frame may start a full period late before it is a death spiral")
 	fl.DurationVar(&cfg.timeout, "timeout", 20*time.Second, "longest wait for the server or a client before the run fails")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
@@ -107,8 +109,8 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "server: headless: unexpected argument %q\n%s\n", fl.Arg(0), headlessUsage)
 		return 2
 	}
-	if cfg.frames <= 0 || cfg.bots <= 0 || cfg.bots > 1000 || cfg.timeout <= 0 || cfg.spiral <= 0 || cfg.aoiRefresh < 0 {
-		fmt.Fprintf(stderr, "server: headless: -frames, -bots (at most 1000), -timeout and -spiral-frames must be positive\n")
+	if cfg.frames <= 0 || cfg.bots <= 0 || cfg.bots > 1000 || cfg.timeout <= 0 || cfg.spiral <= 0 || cfg.aoiRefresh < 0 || cfg.invEvery <= 0 {
+		fmt.Fprintf(stderr, "server: headless: -frames, -bots (at most 1000), -timeout, -invariants-every and -spiral-frames must be positive\n")
 		return 2
 	}
 	var err error
@@ -242,8 +244,10 @@ type headlessReport struct {
 	BotReports []bot.Report        `json:"bot"`
 	Violations int                 `json:"violations"`
 	Listed     []headlessViolation `json:"violationList"`
-	XDump      string              `json:"xdump,omitempty"` // the final state's file
-	XDumpFrame uint64              `json:"xdumpFrame,omitempty"`
+	XDump      string              `json:"xdump,omitempty"`      // the final state's file
+	XDumpFrame uint64              `json:"xdumpFrame,omitempty"` // the frame the final state is at
+	// InvariantChecks counts the states checked.
+	InvariantChecks int `json:"invariantChecks"`
 }
 
 func (r *headlessReport) violate(v headlessViolation) {
@@ -325,6 +329,8 @@ type headlessRun struct {
 	url    string
 	token  string
 
+	pendingDump <-chan dumpAnswer // the invariants' dump in flight
+
 	serverFrame uint64          // the server's newest frame
 	serverTimes []time.Duration // wall time of each checked server frame
 	frameTimes  []time.Duration // wall time of each checked lockstep frame
@@ -340,7 +346,7 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 		notify: make(chan struct{}, 1), aoi: replica.DefaultAOI, token: "headless"}
 	h.table = newConnTable(h.notify)
 	h.clk = newStepClock(framePeriod)
-	h.rep.Invariants = "not checked: the server exposes no per-frame hook to its sim.Game (see the package note)"
+	h.rep.Invariants = fmt.Sprintf("sim CheckInvariants on the deity's xdump of the entities every %d frames and at the end (the server has no per-frame hook to its game)", cfg.invEvery)
 
 	dir, err := os.MkdirTemp("", "twinframe-headless-")
 	if err != nil {
@@ -394,7 +400,7 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	if err == nil {
 		err = h.loop(ctx)
 	}
-	if err == nil && cfg.report != "" {
+	if err == nil {
 		err = h.finalDump(ctx)
 	}
 	h.collect()
@@ -619,6 +625,22 @@ func (h *headlessRun) loop(ctx context.Context) error {
 			return err
 		}
 		h.frameTimes = append(h.frameTimes, time.Since(t))
+		// Invariants: a dump in flight is answered at a frame boundary; one at a
+		// time, checked when it arrives.
+		if h.pendingDump != nil {
+			select {
+			case a := <-h.pendingDump:
+				h.pendingDump = nil
+				if a.err != nil {
+					return a.err
+				}
+				h.checkInvariants(a.text)
+			default:
+			}
+		}
+		if h.pendingDump == nil && len(h.frameTimes)%h.cfg.invEvery == 0 {
+			h.pendingDump = h.requestDump(ctx, "entity")
+		}
 		// Half-way, every bot asks for a player's xdump of the entities: the deity
 		// check reads the answer.
 		if len(h.frameTimes) == h.cfg.frames/2 {
@@ -798,20 +820,23 @@ func (h *headlessRun) collect() {
 	}
 }
 
-// finalDump writes the deity's xdump of the final state next to the report. The
-// server answers /xdump at a frame boundary, so frames run until it has.
-func (h *headlessRun) finalDump(ctx context.Context) error {
-	type answer struct {
-		text string
-		err  error
-	}
-	got := make(chan answer, 1)
-	dump := func(table string) {
+// dumpAnswer is the deity's xdump of a table, or why there is none.
+type dumpAnswer struct {
+	text string
+	err  error
+}
+
+// requestDump asks the server's /xdump, as the deity, for table; the answer
+// comes on the returned channel. The server answers at its next frame boundary:
+// in the lockstep, once the driver grants a frame.
+func (h *headlessRun) requestDump(ctx context.Context, table string) <-chan dumpAnswer {
+	got := make(chan dumpAnswer, 1)
+	go func() {
 		req, _ := http.NewRequestWithContext(ctx, "GET", h.url+"/xdump?q="+url.QueryEscape("xdump "+table), nil)
 		req.Header.Set("Authorization", "Bearer "+h.token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			got <- answer{err: err}
+			got <- dumpAnswer{err: err}
 			return
 		}
 		defer resp.Body.Close()
@@ -819,28 +844,100 @@ func (h *headlessRun) finalDump(ctx context.Context) error {
 		if err == nil && resp.StatusCode != http.StatusOK {
 			err = fmt.Errorf("xdump %s: %s: %s", table, resp.Status, strings.TrimSpace(string(b)))
 		}
-		got <- answer{string(b), err}
+		got <- dumpAnswer{string(b), err}
+	}()
+	return got
+}
+
+// awaitDump waits for an answer, granting frames (without the bots) until the
+// server has given it.
+func (h *headlessRun) awaitDump(ctx context.Context, got <-chan dumpAnswer) (string, error) {
+	for {
+		select {
+		case a := <-got:
+			return a.text, a.err
+		case <-time.After(20 * time.Millisecond):
+			if err := h.frame(ctx, false, false); err != nil {
+				return "", err
+			}
+		}
+	}
+}
+
+// dumpFrame returns the frame in a dump's header ("XDUMP entity 305").
+func dumpFrame(text string) uint64 {
+	line, _, _ := strings.Cut(text, "\n")
+	var table string
+	var f uint64
+	fmt.Sscanf(line, "XDUMP %s %d", &table, &f)
+	return f
+}
+
+// checkInvariants runs sim CheckInvariants on the state in a deity's dump of the
+// entity table: the default world's configuration with the dumped entities
+// (projectiles, which have no prototype to build them from, left out; the check
+// skips them anyway).
+func (h *headlessRun) checkInvariants(text string) {
+	f := dumpFrame(text)
+	h.rep.InvariantChecks++
+	fail := func(what string) {
+		h.rep.violate(headlessViolation{Frame: f, Check: "invariants", What: what})
+	}
+	w, err := world.LoadDefault()
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	if err := w.Registry().Load("server.xdump", []byte(text)); err != nil {
+		fail("the server's dump does not load: " + err.Error())
+		return
+	}
+	n := 0
+	for _, e := range w.Entities {
+		if e.Prototype != sim.ProtoProjectile {
+			w.Entities[n] = e
+			n++
+		}
+	}
+	w.Entities = w.Entities[:n]
+	g, err := sim.New(w, &sim.Options{NoPopulation: true})
+	if err != nil {
+		fail("the server's dump does not build a game: " + err.Error())
+		return
+	}
+	if err := g.CheckInvariants(); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fail(line)
+		}
+	}
+}
+
+// finalDump checks the invariants of the final state and, with -report, writes
+// its xdump (entities and lost entities) next to the report.
+func (h *headlessRun) finalDump(ctx context.Context) error {
+	if h.pendingDump != nil {
+		text, err := h.awaitDump(ctx, h.pendingDump)
+		h.pendingDump = nil
+		if err != nil {
+			return err
+		}
+		h.checkInvariants(text)
 	}
 	var out strings.Builder
 	for _, table := range []string{"entity", "lost"} {
-		go dump(table)
-		for a := (answer{}); ; {
-			select {
-			case a = <-got:
-			case <-time.After(20 * time.Millisecond):
-				if err := h.frame(ctx, false, false); err != nil {
-					return err
-				}
-				continue
-			}
-			if a.err != nil {
-				return a.err
-			}
-			out.WriteString(a.text)
-			break
+		text, err := h.awaitDump(ctx, h.requestDump(ctx, table))
+		if err != nil {
+			return err
 		}
+		if table == "entity" {
+			h.checkInvariants(text)
+			h.rep.XDumpFrame = dumpFrame(text)
+		}
+		out.WriteString(text)
 	}
-	h.rep.XDumpFrame = h.serverFrame
+	if h.cfg.report == "" {
+		return nil
+	}
 	path := strings.TrimSuffix(h.cfg.report, filepath.Ext(h.cfg.report)) + ".xdump"
 	if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
 		return err

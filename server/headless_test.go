@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twinframe/twinframe/shared/world"
+	"github.com/twinframe/twinframe/shared/xdump"
 )
 
 // runHeadlessArgs runs the headless command in-process and decodes its report.
@@ -44,6 +47,9 @@ func TestHeadless(t *testing.T) {
 			}
 			if rep.LastFrame-rep.FirstFrame+1 != testFrames || rep.WallSeconds <= 0 || rep.FPS <= 0 || rep.ServerFrame.MaxMs <= 0 {
 				t.Errorf("frames %d-%d, %g s, %g frames/s, server frame %+v", rep.FirstFrame, rep.LastFrame, rep.WallSeconds, rep.FPS, rep.ServerFrame)
+			}
+			if rep.InvariantChecks < testFrames/50 || rep.XDumpFrame < rep.LastFrame {
+				t.Errorf("%d invariant checks, final state at frame %d", rep.InvariantChecks, rep.XDumpFrame)
 			}
 			if rep.AOI.Checks != 4*testFrames || rep.AOI.Remove != 50 || rep.Schedule.Source != "replayed" {
 				t.Errorf("aoi %+v, schedule %+v", rep.AOI, rep.Schedule)
@@ -116,5 +122,33 @@ func TestReplaySchedule(t *testing.T) {
 	h.schedule(replaySchedule(fast))
 	if !h.rep.OK || h.rep.Schedule.Dropped == 0 {
 		t.Errorf("one stall: %+v %+v", h.rep.Schedule, h.rep.Listed)
+	}
+}
+
+// TestCheckInvariants feeds the invariant check a deity dump with an avatar
+// placed off the navmesh.
+func TestCheckInvariants(t *testing.T) {
+	w, err := world.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := w.Xdump(&b, "xdump entity", xdump.Viewer{Deity: true}); err != nil {
+		t.Fatal(err)
+	}
+	good := b.String()
+	h := &headlessRun{rep: &headlessReport{OK: true}}
+	h.checkInvariants(good)
+	if !h.rep.OK || h.rep.InvariantChecks != 1 {
+		t.Fatalf("the default world fails: %+v", h.rep.Listed)
+	}
+	lines := strings.Split(strings.TrimSuffix(good, "\n"), "\n")
+	row := strings.Fields(lines[1])
+	row[0], row[1], row[3], row[4] = "9999", "0", "-500", "-500" // id, prototype, x, y
+	n := len(lines) - 2
+	bad := strings.Join(lines[:len(lines)-1], "\n") + "\n" + strings.Join(row, " ") + fmt.Sprintf("\n/%d\n", n+1)
+	h.checkInvariants(bad)
+	if h.rep.OK || h.rep.Violations == 0 || h.rep.Listed[0].Check != "invariants" || !strings.Contains(h.rep.Listed[0].What, "outside walkable space") {
+		t.Errorf("an avatar off the navmesh: %+v", h.rep.Listed)
 	}
 }
