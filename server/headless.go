@@ -227,6 +227,10 @@ type headlessReport struct {
 		// ProjectilesSkipped counts leaks CheckAOI reported for projectiles, which
 		// it cannot judge (the client simulates them; their state is the create's).
 		ProjectilesSkipped int `json:"projectilesSkipped"`
+		// PlayerDumps counts the players' own xdumps of the entities (one per
+		// bot, half-way) checked for deity fields; every message every bot
+		// received is checked for deity-only messages.
+		PlayerDumps int `json:"playerDumpsChecked"`
 	} `json:"aoi"`
 	Drift struct {
 		BoundM           float32 `json:"boundM"`
@@ -311,6 +315,7 @@ type headlessBot struct {
 	link   *vlink
 	mu     sync.Mutex // guards bad (written by the client's reader)
 	bad    []headlessViolation
+	dumps  int    // player xdumps received and checked
 	drift  uint64 // newest drift-log frame checked
 	closed bool
 }
@@ -599,6 +604,12 @@ func (b *headlessBot) onMessage(m proto.Message) {
 	default:
 		if r, isDump := m.(*pb.NetMessageXDumpResponse); isDump {
 			what = deityFieldsIn(r.GetText())
+			if r.GetError() != "" {
+				what = "a player's xdump failed: " + r.GetError()
+			}
+			b.mu.Lock()
+			b.dumps++
+			b.mu.Unlock()
 		}
 	}
 	if what != "" {
@@ -806,6 +817,9 @@ func (h *headlessRun) check(f uint64, final bool) {
 func (h *headlessRun) collect() {
 	d := &h.rep.Drift
 	for _, b := range h.bots {
+		b.mu.Lock()
+		h.rep.AOI.PlayerDumps += b.dumps
+		b.mu.Unlock()
 		r := b.b.Report()
 		h.rep.BotReports = append(h.rep.BotReports, r)
 		h.rep.BytesIn += r.BytesIn

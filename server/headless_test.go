@@ -51,6 +51,9 @@ func TestHeadless(t *testing.T) {
 			if rep.InvariantChecks < testFrames/50 || rep.XDumpFrame < rep.LastFrame {
 				t.Errorf("%d invariant checks, final state at frame %d", rep.InvariantChecks, rep.XDumpFrame)
 			}
+			if rep.AOI.PlayerDumps != 4 {
+				t.Errorf("%d player xdumps checked, want one per bot", rep.AOI.PlayerDumps)
+			}
 			if rep.AOI.Checks != 4*testFrames || rep.AOI.Remove != 50 || rep.Schedule.Source != "replayed" {
 				t.Errorf("aoi %+v, schedule %+v", rep.AOI, rep.Schedule)
 			}
