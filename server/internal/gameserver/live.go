@@ -108,6 +108,23 @@ func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
 func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMessageLiveEditResponse {
 	resp := &pb.NetMessageLiveEditResponse{RequestId: m.GetRequestId(), Frame: s.game.Frame()}
 	name := fmt.Sprintf("zz-live-%04d.config", s.edits+1)
+	// Game-state tables are computed by the simulation, not loaded: refuse them
+	// rather than have the load ignore them.
+	data, err := s.world.Registry().Parse(name, []byte(m.GetRecords()), xdump.Viewer{Deity: true})
+	if err != nil {
+		resp.Error = err.Error()
+		return resp
+	}
+	for _, d := range data {
+		if d.Name == "entity" || d.Name == "lost" {
+			line := 0
+			if len(d.Lines) > 0 {
+				line = d.Lines[0]
+			}
+			resp.Error = fmt.Sprintf("%s:%d: live edit of the game-state table %q is not supported yet", name, line, d.Name)
+			return resp
+		}
+	}
 	files := append(slices.Clone(s.tables), &pb.NetStructConfigFile{Name: name, Text: m.GetRecords()})
 	fsys := fstest.MapFS{}
 	for _, f := range files {

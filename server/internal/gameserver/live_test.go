@@ -63,6 +63,10 @@ func TestLiveEdit(t *testing.T) {
 	if r := edit("XDUMP table 0\n0 \"table\"\n/1\n"); r.Error == "" {
 		t.Error("an edit of the table of tables was accepted")
 	}
+	_, ents := get(t, s.ts.URL+"/xdump?q=entity+1", testToken)
+	if r := edit(ents); !strings.Contains(r.Error, "not supported") {
+		t.Errorf("an edit of the entity table answered %q", r.Error)
+	}
 	// A good one.
 	if r := edit(strings.Replace(string(markers), from, to, 1)); r.Error != "" {
 		t.Fatalf("edit refused: %s", r.Error)
