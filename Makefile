@@ -22,7 +22,7 @@ test: setup fmt-check vet lint test-native test-wasm test-fma
 ## vet: go vet, natively and for the wasm build of the shared simulation.
 vet:
 	$(GO) vet ./...
-	GOOS=js GOARCH=wasm $(GO) vet ./shared/...
+	GOOS=js GOARCH=wasm $(GO) vet ./shared/... ./client/... ./wasm/... ./viewer/... ./web/...
 
 ## lint: staticcheck, pinned and run through `go run`.
 lint:
@@ -64,10 +64,12 @@ proto: setup
 ## wasm: the browser viewer (web/viewer.wasm) and the wasm_exec.js of this Go.
 wasm:
 	GOOS=js GOARCH=wasm $(GO) build -o web/viewer.wasm ./wasm
+	gzip -kf6 web/viewer.wasm
 	cp "$(WASM_EXEC_DIR)/wasm_exec.js" web/wasm_exec.js
 
 ## run: the server on http://127.0.0.1:8080 (ADDR=host:port to change) with the embedded
 ## default world and the SQLite store twinframe.db; builds the wasm viewer first.
 ADDR ?= 127.0.0.1:8080
+DB   ?= twinframe.db
 run: setup wasm
-	$(GO) run ./server serve -addr "$(ADDR)" -wasm-dir web
+	$(GO) run ./server serve -addr "$(ADDR)" -db "$(DB)" -wasm-dir web

@@ -29,7 +29,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/twinframe/twinframe/viewer"
+	"github.com/twinframe/twinframe/viewer/game"
 	"github.com/twinframe/twinframe/viewer/scene"
 )
 
@@ -68,7 +68,7 @@ func main() {
 	}
 	view := scene.NewView(src)
 	pub := publish(view)
-	if err := viewer.Run(view, viewer.Options{Panel: !inBrowser, AfterUpdate: pub}); err != nil {
+	if err := game.Run(view, game.Options{Panel: !inBrowser, AfterUpdate: pub}); err != nil {
 		fail(mode, err)
 	}
 }

@@ -86,6 +86,9 @@ type Game struct {
 
 	pairs, pairsNext []pair // overlapping pairs, sorted, at the end of the last frame
 	maxMotion        float32
+	near             []int32    // physics scratch: grid slots gathered by gatherNear
+	cands            []cand     // physics scratch: contacts of one sweep
+	nearLo, nearHi   mgl32.Vec2 // the box they were gathered for
 	due              []EntityID
 	hashBuf          *archive.Archive
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -130,13 +131,16 @@ func (g *Game) moveEntity(r *Region, e *Entity) {
 	}
 	mm := sub2(target, start)
 	if e.collision == Blocking && (mm[0] != 0 || mm[1] != 0) {
-		if h, other, ok := g.sweepEntities(r, e, start, mm); ok {
+		// Both entity sweeps below stay within |mm| of start: gather the candidates once.
+		l := float32(len2(mm)*1.001) + 1e-3
+		g.gatherNear(&r.grid, e, sub2(start, vec(l)), add2(start, vec(l)))
+		if h, other, ok := g.sweepNear(r, e, start, mm); ok {
 			t := backoff(h.T, len2(mm))
 			p := axpy2(start, mm, t)
 			rest := scale2(mm, 1-t)
 			slide := sub2(rest, scale2(h.Normal, dot2(rest, h.Normal)))
 			tmax := float32(1)
-			if h2, _, ok := g.sweepEntities(r, e, p, slide); ok {
+			if h2, _, ok := g.sweepNear(r, e, p, slide); ok {
 				tmax = backoff(h2.T, len2(slide))
 			}
 			if h3, ok := r.walls.sweep(geom.Circle{Center: p, Radius: rad}, slide); ok {
@@ -159,55 +163,122 @@ func (g *Game) moveEntity(r *Region, e *Entity) {
 	e.sweep, e.hasSweep = sw, true
 }
 
-// sweepEntities sweeps e's disc from start by m against the region's other blocking
-// entities, at their current positions; ties go to the lower id.
-func (g *Game) sweepEntities(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, *Entity, bool) {
+// gatherNear collects in g.near the grid slots of the region's blocking entities other
+// than e whose discs, grown by e's radius, meet the box [lo, hi]: every entity a sweep
+// of e within that box could touch.
+func (g *Game) gatherNear(eg *entGrid, e *Entity, lo, hi mgl32.Vec2) {
+	// Entities sit in the cell of their position at the start of the frame and have
+	// moved at most maxMotion since.
+	reach := e.radius + eg.maxB + g.maxMotion
+	x0, y0, x1, y1 := eg.span(sub2(lo, vec(reach)), add2(hi, vec(reach)))
+	near := g.near[:0]
+	for y := y0; y <= y1; y++ {
+		a, b := eg.rowBounds(y, x0, x1)
+		for i := a; i < b; i++ {
+			s := &eg.slots[i]
+			if !s.blocking {
+				continue
+			}
+			rr := e.radius + s.r
+			if s.pos[0]+rr < lo[0] || s.pos[0]-rr > hi[0] || s.pos[1]+rr < lo[1] || s.pos[1]-rr > hi[1] || s.id == e.id {
+				continue
+			}
+			near = append(near, i)
+		}
+	}
+	g.near, g.nearLo, g.nearHi = near, lo, hi
+}
+
+// sweepNear sweeps e's disc from start by m against the other blocking entities of the
+// region, at their current positions; ties go to the lower id. It reads the candidates
+// of the last gatherNear when its box holds the motion, else the grid.
+func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, *Entity, bool) {
 	if m[0] == 0 && m[1] == 0 {
 		return geom.Hit{}, nil, false
 	}
 	eg := &r.grid
-	// Entities sit in the cell of their position at the start of the frame and have
-	// moved at most maxMotion since.
-	reach := e.radius + eg.maxB + g.maxMotion
 	end := add2(start, m)
 	mlo := mgl32.Vec2{min(start[0], end[0]), min(start[1], end[1])}
 	mhi := mgl32.Vec2{max(start[0], end[0]), max(start[1], end[1])}
-	x0, y0, x1, y1 := eg.span(sub2(mlo, vec(reach)), add2(mhi, vec(reach)))
-	c := geom.Circle{Center: start, Radius: e.radius}
+	if !(mlo[0] >= g.nearLo[0] && mlo[1] >= g.nearLo[1] && mhi[0] <= g.nearHi[0] && mhi[1] <= g.nearHi[1]) {
+		g.gatherNear(eg, e, mlo, mhi)
+	}
 	mm := lenSq2(m)
-	var best geom.Hit
-	var hit *Entity
-	for y := y0; y <= y1; y++ {
-		lo, hi := eg.rowBounds(y, x0, x1)
-		for i := lo; i < hi; i++ {
-			s := &eg.slots[i]
-			if !s.blocking || i == e.slot {
-				continue
-			}
-			rr := e.radius + s.r
-			if s.pos[0]+rr < mlo[0] || s.pos[0]-rr > mhi[0] || s.pos[1]+rr < mlo[1] || s.pos[1]-rr > mhi[1] {
-				continue
-			}
-			// The motion's closest approach to the other centre must come within rr.
-			d := sub2(s.pos, start)
-			t := min(max(dot2(d, m)/mm, 0), 1)
-			if lenSq2(sub2(d, scale2(m, t))) > float32(rr*rr) {
-				continue
-			}
-			o := eg.items[i]
-			if o.dead {
-				continue
-			}
-			h, ok := geom.SweepCircleCircle(c, m, geom.Circle{Center: s.pos, Radius: s.r})
-			if !ok || dot2(h.Normal, m) >= 0 {
-				continue
-			}
-			if hit == nil || h.T < best.T || (h.T == best.T && o.id < hit.id) {
-				best, hit = h, o
-			}
+	// First the time of contact of every candidate, cheaply; then full hits (point,
+	// normal) in (time, id) order until one opposes the motion: usually the first.
+	cands := g.cands[:0]
+	for _, i := range g.near {
+		s := &eg.slots[i]
+		rr := e.radius + s.r
+		if s.pos[0]+rr < mlo[0] || s.pos[0]-rr > mhi[0] || s.pos[1]+rr < mlo[1] || s.pos[1]-rr > mhi[1] {
+			continue
+		}
+		// The motion's closest approach to the other centre must come within rr.
+		d := sub2(s.pos, start)
+		t := min(max(dot2(d, m)/mm, 0), 1)
+		if lenSq2(sub2(d, scale2(m, t))) > float32(rr*rr) {
+			continue
+		}
+		if tc, ok := contactTime(start, m, s.pos, rr); ok {
+			cands = append(cands, cand{t: tc, id: s.id, slot: i})
 		}
 	}
-	return best, hit, hit != nil
+	g.cands = cands
+	c := geom.Circle{Center: start, Radius: e.radius}
+	for len(cands) > 0 {
+		k := 0
+		for j := 1; j < len(cands); j++ {
+			if cands[j].t < cands[k].t || (cands[j].t == cands[k].t && cands[j].id < cands[k].id) {
+				k = j
+			}
+		}
+		s := &eg.slots[cands[k].slot]
+		h, ok := geom.SweepCircleCircle(c, m, geom.Circle{Center: s.pos, Radius: s.r})
+		if ok && dot2(h.Normal, m) < 0 {
+			return h, eg.items[cands[k].slot], true
+		}
+		cands[k] = cands[len(cands)-1]
+		cands = cands[:len(cands)-1]
+	}
+	return geom.Hit{}, nil, false
+}
+
+// cand is a candidate contact of an entity sweep.
+type cand struct {
+	t    float32
+	id   EntityID
+	slot int32
+}
+
+// contactTime is the time of contact that geom.SweepCircleCircle reports for a disc
+// moving from o by d towards a disc at p, r being the sum of the radii: the same
+// operations, so the same bits, without the contact point and normal. Its false
+// means no contact; its true may still be refused by the full sweep.
+func contactTime(o, d, p mgl32.Vec2, r float32) (float32, bool) {
+	m := sub2(o, p)
+	rr := float32(r * r)
+	c := dot2(m, m) - rr
+	b := dot2(m, d)
+	if c < 0 {
+		return 0, true
+	}
+	if b >= 0 {
+		return 0, false
+	}
+	if c == 0 {
+		return 0, true
+	}
+	a := dot2(d, d)
+	cr := float32(m[0]*d[1]) - float32(m[1]*d[0])
+	disc := float32(a*rr) - float32(cr*cr)
+	if disc < 0 {
+		return 0, false
+	}
+	t := c / (float32(math.Sqrt(float64(disc))) - b)
+	if !(t <= 1) {
+		return 0, false
+	}
+	return t, true
 }
 
 // moveProjectile flies a projectile: the first wall or colliding entity (other than its

@@ -188,18 +188,34 @@ func (c *cells) span(lo, hi mgl32.Vec2) (x0, y0, x1, y1 int32) {
 }
 
 // wallGrid holds the blocking edges of a mesh (edges between walkable and unwalkable
-// triangles, and walkable edges on the bounds), bucketed in a grid.
+// triangles, and walkable edges on the bounds), bucketed in a grid. Each cell holds
+// copies of its edges' records (cells[start[c]:start[c+1]]), so a sweep reads one
+// contiguous run per cell.
 type wallGrid struct {
 	cells
 	start []int32
-	items []int32
+	items []wallSeg
 	segs  []geom.Segment
 }
+
+// wallSeg is a blocking edge as a cell holds it: its box, the unit normal n and offset
+// off of its line (dot(n, p) - off is the signed distance of p), for cheap rejection.
+type wallSeg struct {
+	lo, hi mgl32.Vec2
+	n      mgl32.Vec2
+	off    float32
+	si     int32 // index in segs: ties go to the lower one
+	seg    geom.Segment
+}
+
+// wallSlack widens the line-distance rejection of a wall sweep well beyond float32
+// rounding, so that it never drops an edge the exact sweep would report.
+const wallSlack float32 = 0.01
 
 func (w *wallGrid) build(m *navi.Mesh, size float32) {
 	w.init(m.Bounds(), size)
 	vs, ts := m.Vertices(), m.Triangles()
-	for ti, t := range ts {
+	for _, t := range ts {
 		if t.Flags&walkFlags == 0 {
 			continue
 		}
@@ -208,7 +224,6 @@ func (w *wallGrid) build(m *navi.Mesh, size float32) {
 			if n >= 0 && ts[n].Flags&walkFlags != 0 {
 				continue
 			}
-			_ = ti
 			w.segs = append(w.segs, geom.Segment{A: vs[t.V[k]], B: vs[t.V[(k+1)%3]]})
 		}
 	}
@@ -230,10 +245,20 @@ func (w *wallGrid) build(m *navi.Mesh, size float32) {
 		count[i] += count[i-1]
 	}
 	w.start = count
-	w.items = make([]int32, count[nc])
+	w.items = make([]wallSeg, count[nc])
 	fill := make([]int32, nc)
 	each(func(c, si int32) {
-		w.items[w.start[c]+fill[c]] = si
+		s := w.segs[si]
+		ws := wallSeg{
+			lo:  mgl32.Vec2{min(s.A[0], s.B[0]), min(s.A[1], s.B[1])},
+			hi:  mgl32.Vec2{max(s.A[0], s.B[0]), max(s.A[1], s.B[1])},
+			si:  si,
+			seg: s,
+		}
+		if n, l := unit2(mgl32.Vec2{s.A[1] - s.B[1], s.B[0] - s.A[0]}); l > 0 {
+			ws.n, ws.off = n, dot2(n, s.A)
+		}
+		w.items[w.start[c]+fill[c]] = ws
 		fill[c]++
 	})
 }
@@ -249,22 +274,29 @@ func (w *wallGrid) sweep(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
 	lo := mgl32.Vec2{min(c.Center[0], end[0]) - c.Radius, min(c.Center[1], end[1]) - c.Radius}
 	hi := mgl32.Vec2{max(c.Center[0], end[0]) + c.Radius, max(c.Center[1], end[1]) + c.Radius}
 	x0, y0, x1, y1 := w.span(lo, hi)
+	reach := c.Radius + wallSlack
 	best, bestSeg, found := geom.Hit{}, int32(-1), false
 	for y := y0; y <= y1; y++ {
 		for x := x0; x <= x1; x++ {
 			ci := y*w.nx + x
-			for _, si := range w.items[w.start[ci]:w.start[ci+1]] {
-				s := w.segs[si]
-				if max(s.A[0], s.B[0]) < lo[0] || min(s.A[0], s.B[0]) > hi[0] ||
-					max(s.A[1], s.B[1]) < lo[1] || min(s.A[1], s.B[1]) > hi[1] {
+			for k := w.start[ci]; k < w.start[ci+1]; k++ {
+				s := &w.items[k]
+				if s.hi[0] < lo[0] || s.lo[0] > hi[0] || s.hi[1] < lo[1] || s.lo[1] > hi[1] {
 					continue
 				}
-				h, ok := geom.SweepCircleSegment(c, motion, s)
+				// Both ends of the motion farther than the radius on the same side of the
+				// edge's line: no contact.
+				d0 := dot2(s.n, c.Center) - s.off
+				d1 := dot2(s.n, end) - s.off
+				if (d0 > reach && d1 > reach) || (d0 < -reach && d1 < -reach) {
+					continue
+				}
+				h, ok := geom.SweepCircleSegment(c, motion, s.seg)
 				if !ok || dot2(h.Normal, motion) >= 0 {
 					continue
 				}
-				if !found || h.T < best.T || (h.T == best.T && si < bestSeg) {
-					best, bestSeg, found = h, si, true
+				if !found || h.T < best.T || (h.T == best.T && s.si < bestSeg) {
+					best, bestSeg, found = h, s.si, true
 				}
 			}
 		}
@@ -273,31 +305,75 @@ func (w *wallGrid) sweep(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
 }
 
 // entGrid buckets a region's colliding entities by cell, rebuilt by counting sort.
+// The cell size adapts to the number of entities (the finest size at least, doubled
+// while there would be more than gridCellsPerEntity cells per entity), so that a
+// sparse region does not pay for clearing and summing a fine grid every build. Which
+// cells an entity is filed under never changes a result: queries visit every cell
+// their reach touches and break ties by id.
 type entGrid struct {
 	cells
-	start []int32
-	items []*Entity
-	slots []slot  // beside items: what the sweeps read, contiguous
-	maxR  float32 // largest radius in the grid
-	maxB  float32 // largest radius of a blocking entity
+	bounds navi.AABB
+	fine   float32 // finest cell size
+	size   float32 // current cell size
+	start  []int32
+	items  []*Entity
+	slots  []slot  // beside items: what the sweeps read, contiguous
+	maxR   float32 // largest radius in the grid
+	maxB   float32 // largest radius of a blocking entity
 }
 
+// gridCellsPerEntity bounds the entity grid's cells per entity; gridMaxSize bounds its
+// cell size.
+const (
+	gridCellsPerEntity = 16
+	gridMaxSize        = 16
+)
+
 func (eg *entGrid) init(b navi.AABB, size float32) {
-	eg.cells.init(b, size)
-	eg.start = make([]int32, eg.nx*eg.ny+2)
+	eg.bounds, eg.fine = b, size
+	eg.resize(size)
+}
+
+func (eg *entGrid) resize(size float32) {
+	eg.size = size
+	eg.cells.init(eg.bounds, size)
+	if n := int(eg.nx*eg.ny + 2); cap(eg.start) < n {
+		eg.start = make([]int32, n)
+	}
+	eg.start = eg.start[:eg.nx*eg.ny+2]
 }
 
 // build fills the grid with the region's live, colliding entities (not footprint props:
 // the navmesh is their collision).
 func (eg *entGrid) build(ents []*Entity, region int32) {
-	for i := range eg.start {
-		eg.start[i] = 0
-	}
-	eg.maxR, eg.maxB = 0, 0
 	n := 0
 	for _, e := range ents {
-		if e.dead || e.region != region || e.collision == CollideNone || e.footprint {
+		if e.region != region {
+			continue // another region's grid files it
+		}
+		if e.dead || e.collision == CollideNone || e.footprint {
 			e.grid, e.slot = -1, -1
+			continue
+		}
+		e.grid = 0
+		n++
+	}
+	size := eg.fine
+	for size < gridMaxSize {
+		c := cells{}
+		c.init(eg.bounds, size)
+		if int(c.nx)*int(c.ny) <= gridCellsPerEntity*max(n, 1) {
+			break
+		}
+		size *= 2
+	}
+	if size != eg.size {
+		eg.resize(size)
+	}
+	clear(eg.start)
+	eg.maxR, eg.maxB = 0, 0
+	for _, e := range ents {
+		if e.region != region || e.grid < 0 {
 			continue
 		}
 		e.grid = eg.cellOf(e.pos)
@@ -306,11 +382,12 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 		if e.collision == Blocking {
 			eg.maxB = max(eg.maxB, e.radius)
 		}
-		n++
 	}
-	nc := eg.nx * eg.ny
-	for i := int32(2); i <= nc+1; i++ {
-		eg.start[i] += eg.start[i-1]
+	var acc int32
+	sums := eg.start[2:]
+	for i, c := range sums {
+		acc += c
+		sums[i] = acc
 	}
 	if cap(eg.items) < n {
 		eg.items = make([]*Entity, n, n+n/4)
@@ -319,12 +396,12 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 	eg.items = eg.items[:n]
 	eg.slots = eg.slots[:n]
 	for _, e := range ents {
-		if e.grid < 0 || e.dead || e.region != region {
+		if e.region != region || e.grid < 0 {
 			continue
 		}
 		i := eg.start[e.grid+1]
 		eg.items[i] = e
-		eg.slots[i] = slot{pos: e.pos, r: e.radius, blocking: e.collision == Blocking}
+		eg.slots[i] = slot{pos: e.pos, r: e.radius, blocking: e.collision == Blocking, id: e.id}
 		e.slot = i
 		eg.start[e.grid+1]++
 	}
@@ -337,6 +414,7 @@ type slot struct {
 	pos      mgl32.Vec2
 	r        float32
 	blocking bool
+	id       EntityID
 }
 
 // rowBounds returns the index range in items and slots of cells x0..x1 of row y: the

@@ -1,140 +1,82 @@
 package gameserver
 
 import (
-	"fmt"
-	"io"
-	"math"
 	"net/http"
 	"slices"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
 )
 
-// metrics are the server's Prometheus metrics, written in the Prometheus text
-// exposition format (version 0.0.4). They are implemented here rather than with
-// prometheus/client_golang, whose dependencies go.sum does not list.
+// metrics are the server's Prometheus metrics, in a registry of the server's own
+// (not the global default), so that several servers in one process — tests, the
+// headless run — do not collide. The Go runtime and process collectors come with it.
 type metrics struct {
-	frameDuration *histogram
-	frameLateness *histogram
-	framesDropped counter
-	sessions      gauge
-	bytesIn       counter
-	bytesOut      counter
-	messagesIn    counter
-	messagesOut   counter
-
-	mu          sync.Mutex
-	disconnects map[string]uint64
+	registry      *prometheus.Registry
+	handler       http.Handler
+	frameDuration prometheus.Histogram
+	frameLateness prometheus.Histogram
+	framesDropped prometheus.Counter
+	sessions      prometheus.Gauge
+	bytesIn       prometheus.Counter
+	bytesOut      prometheus.Counter
+	messagesIn    prometheus.Counter
+	messagesOut   prometheus.Counter
+	disconnects   *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
+	// Frame budget is 50 ms: fine buckets below it, coarse ones for overload.
 	buckets := []float64{.0005, .001, .002, .005, .01, .02, .035, .05, .1, .25}
-	return &metrics{frameDuration: newHistogram(buckets), frameLateness: newHistogram(buckets),
-		disconnects: map[string]uint64{}}
+	r := prometheus.NewRegistry()
+	f := func(c prometheus.Collector) { r.MustRegister(c) }
+	m := &metrics{
+		registry: r,
+		frameDuration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "twinframe_frame_duration_seconds",
+			Help: "Time one frame (inputs, step, replication) took.", Buckets: buckets}),
+		frameLateness: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "twinframe_frame_lateness_seconds",
+			Help: "How long after its deadline a frame started.", Buckets: buckets}),
+		framesDropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "twinframe_frames_dropped_total",
+			Help: "Frames of real time dropped instead of caught up."}),
+		sessions: prometheus.NewGauge(prometheus.GaugeOpts{Name: "twinframe_sessions", Help: "Sessions in the game."}),
+		bytesIn: prometheus.NewCounter(prometheus.CounterOpts{Name: "twinframe_bytes_in_total",
+			Help: "Websocket payload bytes received."}),
+		bytesOut: prometheus.NewCounter(prometheus.CounterOpts{Name: "twinframe_bytes_out_total",
+			Help: "Websocket payload bytes queued for sending."}),
+		messagesIn: prometheus.NewCounter(prometheus.CounterOpts{Name: "twinframe_messages_in_total",
+			Help: "Protocol messages received."}),
+		messagesOut: prometheus.NewCounter(prometheus.CounterOpts{Name: "twinframe_messages_out_total",
+			Help: "Protocol messages queued for sending."}),
+		disconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "twinframe_disconnects_total",
+			Help: "Connections ended, by reason."}, []string{"reason"}),
+	}
+	for _, c := range []prometheus.Collector{m.frameDuration, m.frameLateness, m.framesDropped, m.sessions,
+		m.bytesIn, m.bytesOut, m.messagesIn, m.messagesOut, m.disconnects,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
+		f(c)
+	}
+	m.handler = promhttp.HandlerFor(r, promhttp.HandlerOpts{})
+	return m
 }
 
-func (m *metrics) disconnect(reason string) {
-	m.mu.Lock()
-	m.disconnects[reason]++
-	m.mu.Unlock()
-}
+func (m *metrics) disconnect(reason string) { m.disconnects.WithLabelValues(reason).Inc() }
 
-// Disconnects returns how many connections ended for reason.
+// disconnectCount returns how many connections ended for reason.
 func (m *metrics) disconnectCount(reason string) uint64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.disconnects[reason]
-}
-
-func (m *metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	m.write(w)
-}
-
-func (m *metrics) write(w io.Writer) {
-	m.frameDuration.write(w, "twinframe_frame_duration_seconds", "Time one frame (inputs, step, replication) took.")
-	m.frameLateness.write(w, "twinframe_frame_lateness_seconds", "How long after its deadline a frame started.")
-	writeScalar(w, "twinframe_frames_dropped_total", "counter", "Frames of real time dropped instead of caught up.", m.framesDropped.get())
-	writeScalar(w, "twinframe_sessions", "gauge", "Sessions in the game.", m.sessions.get())
-	writeScalar(w, "twinframe_bytes_in_total", "counter", "Websocket payload bytes received.", m.bytesIn.get())
-	writeScalar(w, "twinframe_bytes_out_total", "counter", "Websocket payload bytes queued for sending.", m.bytesOut.get())
-	writeScalar(w, "twinframe_messages_in_total", "counter", "Protocol messages received.", m.messagesIn.get())
-	writeScalar(w, "twinframe_messages_out_total", "counter", "Protocol messages queued for sending.", m.messagesOut.get())
-	m.mu.Lock()
-	reasons := make([]string, 0, len(m.disconnects))
-	for r := range m.disconnects {
-		reasons = append(reasons, r)
+	var out dto.Metric
+	if err := m.disconnects.WithLabelValues(reason).Write(&out); err != nil {
+		return 0
 	}
-	slices.Sort(reasons)
-	fmt.Fprintf(w, "# HELP twinframe_disconnects_total Connections ended, by reason.\n# TYPE twinframe_disconnects_total counter\n")
-	for _, r := range reasons {
-		fmt.Fprintf(w, "twinframe_disconnects_total{reason=%q} %d\n", r, m.disconnects[r])
-	}
-	m.mu.Unlock()
+	return uint64(out.GetCounter().GetValue())
 }
 
-func writeScalar(w io.Writer, name, typ, help string, v float64) {
-	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s %s\n", name, help, name, typ, name, formatFloat(v))
-}
-
-func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// counter and gauge are float64s updated atomically.
-type counter struct{ bits atomic.Uint64 }
-
-func (c *counter) Add(v float64) {
-	for {
-		old := c.bits.Load()
-		if c.bits.CompareAndSwap(old, math.Float64bits(math.Float64frombits(old)+v)) {
-			return
-		}
-	}
-}
-func (c *counter) Inc()         { c.Add(1) }
-func (c *counter) get() float64 { return math.Float64frombits(c.bits.Load()) }
-
-type gauge struct{ bits atomic.Uint64 }
-
-func (g *gauge) Set(v float64) { g.bits.Store(math.Float64bits(v)) }
-func (g *gauge) get() float64  { return math.Float64frombits(g.bits.Load()) }
-
-// histogram is a cumulative-bucket histogram.
-type histogram struct {
-	mu     sync.Mutex
-	upper  []float64
-	counts []uint64 // per bucket, non-cumulative; last is +Inf
-	sum    float64
-	n      uint64
-}
-
-func newHistogram(upper []float64) *histogram {
-	return &histogram{upper: upper, counts: make([]uint64, len(upper)+1)}
-}
-
-func (h *histogram) Observe(v float64) {
-	i, _ := slices.BinarySearch(h.upper, v)
-	h.mu.Lock()
-	h.counts[i]++
-	h.sum += v
-	h.n++
-	h.mu.Unlock()
-}
-
-func (h *histogram) write(w io.Writer, name, help string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
-	var cum uint64
-	for i, u := range h.upper {
-		cum += h.counts[i]
-		fmt.Fprintf(w, "%s_bucket{le=\"%s\"} %d\n", name, formatFloat(u), cum)
-	}
-	fmt.Fprintf(w, "%s_bucket{le=\"+Inf\"} %d\n%s_sum %s\n%s_count %d\n", name, h.n, name, formatFloat(h.sum), name, h.n)
-}
+func (m *metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }
 
 // timingRing keeps the last frames' reports for the status page.
 type timingRing struct {

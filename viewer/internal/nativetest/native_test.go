@@ -24,7 +24,7 @@ func TestNativeViewerUnderXvfb(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "viewer")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/viewer").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	shot := filepath.Join(dir, "native.png")

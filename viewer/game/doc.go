@@ -1,4 +1,4 @@
-// Package viewer is Twinframe's debugger as an ebiten.Game: it draws a scene.View (the
+// Package game is Twinframe's debugger as an ebiten.Game: it draws a scene.View (the
 // world of a scene.Source through a camera, with toggleable overlays and graphs) and
 // turns mouse and keyboard into the view's input.
 //
@@ -9,4 +9,4 @@
 // hands each batch to DrawTriangles with one white source image, prints labels with
 // ebiten's debug font, and, natively, draws the side panel that the web page otherwise
 // provides in HTML. It never imports the server.
-package viewer
+package game

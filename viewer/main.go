@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/twinframe/twinframe/client/netsim"
-	"github.com/twinframe/twinframe/viewer"
+	"github.com/twinframe/twinframe/viewer/game"
 	"github.com/twinframe/twinframe/viewer/scene"
 )
 
@@ -30,7 +30,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "viewer:", err)
 		os.Exit(2)
 	}
-	if err := viewer.Run(scene.NewView(src), viewer.Options{Panel: true, Screenshot: *shot, ScreenshotAfter: *after}); err != nil {
+	if err := game.Run(scene.NewView(src), game.Options{Panel: true, Screenshot: *shot, ScreenshotAfter: *after}); err != nil {
 		fmt.Fprintln(os.Stderr, "viewer:", err)
 		os.Exit(1)
 	}
