@@ -549,6 +549,9 @@ func (h *headlessRun) frame(ctx context.Context, sync, play bool) error {
 				if got < f {
 					return false, nil
 				}
+				if got > f {
+					return false, fmt.Errorf("headless: lockstep lost: bot %d has server frame %d at frame %d", b.n, got, f)
+				}
 			}
 			return true, nil
 		}); err != nil {
