@@ -44,6 +44,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serveCommand(args[1:], stdout, stderr)
 	case "xdump":
 		return xdumpCommand(args[1:], stdout, stderr)
+	case "headless":
+		return headlessCommand(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help": // see isHelp
 		fmt.Fprint(stdout, usage)
 		return 0

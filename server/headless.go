@@ -1,0 +1,1013 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/twinframe/twinframe/client"
+	"github.com/twinframe/twinframe/client/bot"
+	"github.com/twinframe/twinframe/client/netsim"
+	"github.com/twinframe/twinframe/server/internal/gameserver"
+	"github.com/twinframe/twinframe/server/internal/store"
+	"github.com/twinframe/twinframe/shared/protocol"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/sim/frameclock"
+	"github.com/twinframe/twinframe/shared/world"
+	"github.com/twinframe/twinframe/shared/xdump"
+	"google.golang.org/protobuf/proto"
+)
+
+// The headless run (DESIGN.md §1 job 4): the real server in-process on a loopback
+// port, M bot clients over real websockets, N frames, checks every frame.
+//
+// Design note: the run is lockstep. The server's frame loop gets a stepClock
+// (gameserver.Config.Clock) and runs one frame per grant; between frames the
+// driver delivers the frame's packets to every client through a virtual-time
+// link (netsim Shapers on game time, so -net latency=80ms is 80 ms of game time
+// even when a frame takes 1 ms of wall time), waits until every client has
+// processed them, steps every bot (client Update, a seeded random input), runs
+// the checks, writes what is due to the server and waits until the server's
+// session readers have consumed every byte the clients wrote. Only then is the
+// next frame granted. Nothing depends on wall-clock timing, so a run is
+// reproducible from its seed and a zero-latency run has no late inputs. Without
+// -realtime the frames run back to back; with it, a frameclock.Driver on the wall
+// clock paces them at 20 Hz, and its lateness and dropped frames are the death
+// spiral check. Without -realtime the server frames' measured wall times are
+// replayed through a frameclock.Driver on a simulated clock, which says what a
+// 20 Hz server would have done with them.
+
+const framePeriod = sim.FrameMillis * time.Millisecond
+
+var protocolReadLimits = client.ReadLimits
+
+const headlessUsage = `usage: server headless [-frames N] [-bots M] [-seed S] [-net CONDITIONS] [-report FILE] [-realtime]`
+
+type headlessConfig struct {
+	frames, bots int
+	seed         uint64
+	net          netsim.Conditions
+	netText      string
+	report       string
+	realtime     bool
+	driftBound   float32 // metres; negative: the default for the conditions
+	aoiRemove    float32 // the remove radius the AOI check holds the server to (0: the server's)
+	aoiRefresh   int     // the server's AOIRefresh (0: its default)
+	invEvery     int     // frames between invariant checks
+	spiral       int     // frames a backlog may last before it is a death spiral
+	timeout      time.Duration
+	verbose      bool
+}
+
+// headlessCommand runs `server headless ...`.
+func headlessCommand(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("headless", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var cfg headlessConfig
+	fl.IntVar(&cfg.frames, "frames", 1200, "`frames` to run after every bot has joined")
+	fl.IntVar(&cfg.bots, "bots", 8, "bot `clients`")
+	fl.Uint64Var(&cfg.seed, "seed", 1, "`seed` of the game, the bots and the network simulation")
+	fl.StringVar(&cfg.netText, "net", "", "network `conditions` per direction, e.g. latency=80ms,jitter=20ms (game time)")
+	fl.StringVar(&cfg.report, "report", "", "write the JSON report to `file`, and the final state's xdump next to it (.xdump)")
+	fl.BoolVar(&cfg.realtime, "realtime", false, "run at 20 Hz instead of as fast as possible")
+	bound := fl.Float64("drift-bound", -1, "prediction error bound in `metres` (default 1 without added latency, 4 with)")
+	aoi := fl.Float64("check-aoi-remove", 0, "hold the server to this AOI remove `radius` (default: the one it uses; smaller makes the check fail, for testing it)")
+	fl.IntVar(&cfg.aoiRefresh, "aoi-refresh", 0, "the server's AOI refresh period in `frames` (default: the server's); 1 recomputes every view every frame")
+	fl.IntVar(&cfg.invEvery, "invariants-every", 50, "check the simulation invariants every `frames` frames (each check dumps and rebuilds the world: about 25 ms)")
+	fl.IntVar(&cfg.spiral, "spiral-frames", 20, "`frames` in a row a frame may start a full period late before it is a death spiral")
+	fl.DurationVar(&cfg.timeout, "timeout", 20*time.Second, "longest wait for the server or a client before the run fails")
+	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
+	profile := fl.String("cpuprofile", "", "write a CPU profile of the run to `file`")
+	fl.Usage = func() {
+		fmt.Fprintln(fl.Output(), headlessUsage)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "server: headless: unexpected argument %q\n%s\n", fl.Arg(0), headlessUsage)
+		return 2
+	}
+	if cfg.frames <= 0 || cfg.bots <= 0 || cfg.bots > 1000 || cfg.timeout <= 0 || cfg.spiral <= 0 || cfg.aoiRefresh < 0 || cfg.invEvery <= 0 {
+		fmt.Fprintf(stderr, "server: headless: -frames, -bots (at most 1000), -timeout, -invariants-every and -spiral-frames must be positive\n")
+		return 2
+	}
+	var err error
+	if cfg.net, err = netsim.ParseConditions(cfg.netText); err == nil {
+		err = cfg.net.Validate()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "server: headless: -net: %v\n", err)
+		return 2
+	}
+	cfg.driftBound, cfg.aoiRemove = float32(*bound), float32(*aoi)
+	if cfg.driftBound < 0 {
+		cfg.driftBound = 1
+		if cfg.net != (netsim.Conditions{}) {
+			cfg.driftBound = 4
+		}
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "server: headless: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
+	rep, err := runHeadless(cfg, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "server: headless: %v\n", err)
+		if rep == nil {
+			return 1
+		}
+		rep.Failure = err.Error()
+		rep.OK = false
+	}
+	rep.summary(stdout)
+	if cfg.report != "" {
+		if werr := rep.write(cfg.report); werr != nil {
+			fmt.Fprintf(stderr, "server: headless: %v\n", werr)
+			return 1
+		}
+	}
+	if !rep.OK {
+		return 1
+	}
+	return 0
+}
+
+// headlessViolation is one failed check.
+type headlessViolation struct {
+	Frame  uint64 `json:"frame"`
+	Check  string `json:"check"` // aoi, deity, drift, invariants, spiral, client
+	Bot    int    `json:"bot,omitempty"`
+	Entity uint64 `json:"entity,omitempty"`
+	What   string `json:"what"`
+}
+
+// maxListed caps the violations the report lists (all are counted).
+const maxListed = 200
+
+type durations struct {
+	P50Ms float64 `json:"p50Ms"`
+	P90Ms float64 `json:"p90Ms"`
+	P99Ms float64 `json:"p99Ms"`
+	MaxMs float64 `json:"maxMs"`
+}
+
+func percentiles(d []time.Duration) durations {
+	if len(d) == 0 {
+		return durations{}
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	q := func(p float64) float64 { return float64(s[min(len(s)-1, int(p*float64(len(s))))]) / 1e6 }
+	return durations{q(.5), q(.9), q(.99), float64(s[len(s)-1]) / 1e6}
+}
+
+// headlessReport is the JSON report.
+type headlessReport struct {
+	OK       bool   `json:"ok"`
+	Failure  string `json:"failure,omitempty"`
+	Seed     uint64 `json:"seed"`
+	Bots     int    `json:"bots"`
+	Frames   int    `json:"frames"`   // frames run and checked
+	Net      string `json:"net"`      // the conditions on each direction ("" : none)
+	Realtime bool   `json:"realtime"` // paced at 20 Hz
+	// JoinFrames ran before the checked frames while the bots logged in.
+	JoinFrames  int     `json:"joinFrames"`
+	FirstFrame  uint64  `json:"firstFrame"` // server frame of the first checked frame
+	LastFrame   uint64  `json:"lastFrame"`
+	WallSeconds float64 `json:"wallSeconds"` // the checked frames
+	CPUSeconds  float64 `json:"cpuSeconds"`  // process CPU time over them (user+system)
+	FPS         float64 `json:"framesPerSecond"`
+	// ServerFrame is the wall time of the server's frame (inputs, step,
+	// replication); Frame the whole lockstep frame (server, delivery, bots, checks).
+	ServerFrame durations `json:"serverFrameTime"`
+	Frame       durations `json:"frameTime"`
+	Schedule    struct {
+		Source        string    `json:"source"` // "measured" (-realtime) or "replayed" (server frame times through a 20 Hz driver)
+		Dropped       uint64    `json:"droppedFrames"`
+		MaxBacklog    int       `json:"maxBacklog"`
+		LongestBehind int       `json:"longestBehindFrames"` // frames in a row that started a full period late
+		SpiralFrames  int       `json:"spiralFrames"`        // the limit
+		Lateness      durations `json:"lateness"`
+	} `json:"schedule"`
+	AOI struct {
+		Add    float32 `json:"addM"`
+		Remove float32 `json:"removeM"` // what the check holds the server to
+		Slack  float32 `json:"slackM"`
+		Checks int     `json:"checks"` // bot-frames checked
+		// ProjectilesSkipped counts leaks CheckAOI reported for projectiles, which
+		// it cannot judge (the client simulates them; their state is the create's).
+		ProjectilesSkipped int `json:"projectilesSkipped"`
+		// PlayerDumps counts the players' own xdumps of the entities (one per
+		// bot, half-way) checked for deity fields; every message every bot
+		// received is checked for deity-only messages.
+		PlayerDumps int `json:"playerDumpsChecked"`
+	} `json:"aoi"`
+	Drift struct {
+		BoundM           float32 `json:"boundM"`
+		FramesCompared   int     `json:"framesCompared"`
+		FramesMismatched int     `json:"framesMismatched"`
+		Corrections      int     `json:"corrections"`
+		MaxPosError      float32 `json:"maxPositionErrorM"`
+		MaxYawError      float32 `json:"maxYawErrorRad"`
+		MaxCorrection    float32 `json:"maxCorrectionM"`
+		LateInputs       int     `json:"lateInputs"`
+	} `json:"drift"`
+	Invariants string              `json:"invariants"` // how the simulation invariants were checked
+	BytesIn    int64               `json:"bytesIn"`    // all bots
+	BytesOut   int64               `json:"bytesOut"`
+	BotReports []bot.Report        `json:"bot"`
+	Violations int                 `json:"violations"`
+	Listed     []headlessViolation `json:"violationList"`
+	XDump      string              `json:"xdump,omitempty"`      // the final state's file
+	XDumpFrame uint64              `json:"xdumpFrame,omitempty"` // the frame the final state is at
+	// InvariantChecks counts the states checked.
+	InvariantChecks int `json:"invariantChecks"`
+}
+
+func (r *headlessReport) violate(v headlessViolation) {
+	r.Violations++
+	r.OK = false
+	if len(r.Listed) < maxListed {
+		r.Listed = append(r.Listed, v)
+	}
+}
+
+func (r *headlessReport) summary(w io.Writer) {
+	status := "ok"
+	if !r.OK {
+		status = "FAIL"
+	}
+	net := r.Net
+	if net == "" {
+		net = "none"
+	}
+	fmt.Fprintf(w, "headless: %s: %d frames (server frames %d-%d), %d bots, seed %d, net %s\n",
+		status, r.Frames, r.FirstFrame, r.LastFrame, r.Bots, r.Seed, net)
+	fmt.Fprintf(w, "headless: %.2f s wall, %.2f s CPU, %.0f frames/s; server frame p50 %.2f ms p99 %.2f ms max %.2f ms; %s schedule: %d dropped, longest behind %d frames\n",
+		r.WallSeconds, r.CPUSeconds, r.FPS, r.ServerFrame.P50Ms, r.ServerFrame.P99Ms, r.ServerFrame.MaxMs,
+		r.Schedule.Source, r.Schedule.Dropped, r.Schedule.LongestBehind)
+	fmt.Fprintf(w, "headless: drift: %d frames compared, %d mismatched, %d corrections, max error %.3f m (bound %g m), %d late inputs; traffic %d B in, %d B out\n",
+		r.Drift.FramesCompared, r.Drift.FramesMismatched, r.Drift.Corrections, r.Drift.MaxPosError, r.Drift.BoundM,
+		r.Drift.LateInputs, r.BytesIn, r.BytesOut)
+	if r.Failure != "" {
+		fmt.Fprintf(w, "headless: failed: %s\n", r.Failure)
+	}
+	fmt.Fprintf(w, "headless: %d violations\n", r.Violations)
+	for i, v := range r.Listed {
+		if i == 10 {
+			fmt.Fprintf(w, "headless:   ... (%d more in the report)\n", r.Violations-10)
+			break
+		}
+		fmt.Fprintf(w, "headless:   frame %d: %s: bot %d entity %d: %s\n", v.Frame, v.Check, v.Bot, v.Entity, firstLine(v.What))
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " ..."
+	}
+	return s
+}
+
+func (r *headlessReport) write(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// headlessBot is one bot and what the driver tracks of it.
+type headlessBot struct {
+	n      int
+	b      *bot.Bot
+	c      *client.Client
+	link   *vlink
+	mu     sync.Mutex // guards bad (written by the client's reader)
+	bad    []headlessViolation
+	dumps  int    // player xdumps received and checked
+	drift  uint64 // newest drift-log frame checked
+	closed bool
+}
+
+// run holds one headless run's parts.
+type headlessRun struct {
+	cfg    headlessConfig
+	log    *slog.Logger
+	rep    *headlessReport
+	vt     vtime
+	clk    *stepClock
+	table  *connTable
+	notify chan struct{}
+	bots   []*headlessBot
+	aoi    replica.AOI
+	url    string
+	token  string
+
+	pendingDump <-chan dumpAnswer // the invariants' dump in flight
+
+	serverFrame uint64          // the server's newest frame
+	serverTimes []time.Duration // wall time of each checked server frame
+	frameTimes  []time.Duration // wall time of each checked lockstep frame
+}
+
+func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) {
+	level := slog.LevelWarn + 100
+	if cfg.verbose {
+		level = slog.LevelInfo
+	}
+	h := &headlessRun{cfg: cfg, log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		rep:    &headlessReport{OK: true, Seed: cfg.seed, Bots: cfg.bots, Net: cfg.netText, Realtime: cfg.realtime},
+		notify: make(chan struct{}, 1), aoi: replica.DefaultAOI, token: "headless"}
+	h.table = newConnTable(h.notify)
+	h.clk = newStepClock(framePeriod)
+	h.rep.Invariants = fmt.Sprintf("sim CheckInvariants on the deity's xdump of the entities every %d frames and at the end (the server has no per-frame hook to its game)", cfg.invEvery)
+
+	dir, err := os.MkdirTemp("", "twinframe-headless-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := store.Open(ctx, filepath.Join(dir, "headless.db"))
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: cfg.seed, DeityToken: h.token,
+		Clock: h.clk, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	hs := &http.Server{Handler: srv.Handler(nil), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(countListener{ln, h.table}) }()
+	h.url = "http://" + ln.Addr().String()
+	runCtx, stopLoop := context.WithCancel(ctx)
+	runDone := make(chan error, 1)
+	go func() { runDone <- srv.Run(runCtx) }()
+	shutdown := func() error {
+		for _, b := range h.bots {
+			if !b.closed {
+				b.closed = true
+				_ = b.c.Close()
+			}
+		}
+		stopLoop()
+		h.clk.halt()
+		err := <-runDone
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		_ = hs.Shutdown(sctx)
+		return err
+	}
+	// The loop runs its first frame on its own.
+	if _, err := h.clk.wait(cfg.timeout); err != nil {
+		_ = shutdown()
+		return nil, err
+	}
+	h.serverFrame = 1
+	err = h.join(ctx)
+	if err == nil {
+		err = h.loop(ctx)
+	}
+	if err == nil {
+		err = h.finalDump(ctx)
+	}
+	h.collect()
+	if serr := shutdown(); err == nil && serr != nil {
+		err = serr
+	}
+	return h.rep, err
+}
+
+// frameWait waits until cond holds, waking on every link or connection change.
+func (h *headlessRun) frameWait(what string, cond func() (bool, error), timeout ...time.Duration) error {
+	t := h.cfg.timeout
+	if len(timeout) > 0 {
+		t = timeout[0]
+	}
+	deadline := time.NewTimer(t)
+	defer deadline.Stop()
+	for {
+		ok, err := cond()
+		if err != nil || ok {
+			return err
+		}
+		select {
+		case <-h.notify:
+		case <-time.After(5 * time.Millisecond): // a state change may have poked before cond read it
+		case <-deadline.C:
+			return fmt.Errorf("headless: timed out waiting for %s", what)
+		}
+	}
+}
+
+// join connects the bots (concurrently; the server admits them at frame
+// boundaries, so frames run meanwhile) and waits until each has its avatar.
+func (h *headlessRun) join(ctx context.Context) error {
+	u, _ := url.Parse(h.url)
+	u.Scheme, u.Path = "ws", "/ws"
+	hc := &http.Client{Transport: &http.Transport{DialContext: h.table.dial}}
+	deadline := time.Now().Add(h.cfg.timeout)
+	// One bot at a time, so that sessions, avatars and spawn points follow the
+	// bots' order.
+	for i := range h.cfg.bots {
+		ws, _, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPClient: hc})
+		if err != nil {
+			return err
+		}
+		ws.SetReadLimit(int64(protocolReadLimits.MaxPacketSize))
+		seed := h.cfg.seed*1000003 + uint64(i)
+		hb := &headlessBot{n: i}
+		hb.link = newVlink(ws, h.cfg.net, h.cfg.net, seed, &h.vt, h.notify)
+		c, err := client.New(hb.link, &client.Options{Name: fmt.Sprintf("bot%03d", i), Now: h.vt.Now,
+			Logger: h.log, OnMessage: hb.onMessage})
+		if err != nil {
+			_ = hb.link.Close()
+			return err
+		}
+		hb.c, hb.b = c, bot.New(c, seed, nil)
+		h.bots = append(h.bots, hb)
+		for !ready(c) {
+			if err := c.Err(); err != nil {
+				return fmt.Errorf("bot %d: %w", i, err)
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("headless: %d of %d bots joined in %v", i, h.cfg.bots, h.cfg.timeout)
+			}
+			// A login waits in the server's store and then for a frame
+			// boundary, while its reader is not reading: the received barrier
+			// does not apply. Give it a moment to queue, so that a join usually
+			// takes one frame.
+			if err := h.frameWait("the server to read the logins", func() (bool, error) { return h.table.allRead(), nil }); err != nil {
+				return err
+			}
+			time.Sleep(10 * time.Millisecond)
+			if err := h.frame(ctx, false, false); err != nil {
+				return err
+			}
+			h.rep.JoinFrames++
+			// The login result, when this frame admitted the bot.
+			// (Once the bot gets frame packets, it has been admitted and the
+			// login result is on its way: wait no longer.)
+			_ = h.frameWait("", func() (bool, error) {
+				err := hb.link.deliver(ctx, h.vt.Now())
+				got, settled, _ := hb.link.state()
+				return ready(c) || c.Err() != nil || got >= h.serverFrame && settled, err
+			}, 100*time.Millisecond)
+		}
+	}
+	// Settle: frames with every barrier, so that every client's clock is anchored
+	// on frames received on time before the bots play.
+	for range settleFrames {
+		if err := h.frame(ctx, true, false); err != nil {
+			return err
+		}
+		h.rep.JoinFrames++
+	}
+	return nil
+}
+
+// settleFrames run with every barrier between the joins and the checked frames.
+const settleFrames = 3
+
+// ready reports whether c has its avatar.
+func ready(c *client.Client) bool {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	select {
+	case <-c.Done():
+		return false
+	default:
+	}
+	return c.WaitReady(ctx) == nil
+}
+
+// frame runs one lockstep frame: the server's step, then delivery; with sync,
+// every barrier; with play, the bots and the checks too.
+func (h *headlessRun) frame(ctx context.Context, sync, play bool) error {
+	// Everything the clients wrote must be in the sessions' inboxes.
+	if sync {
+		if err := h.frameWait("the server to read the clients' inputs", func() (bool, error) { return h.table.received(), nil }); err != nil {
+			return err
+		}
+	}
+	d, err := h.clk.step(h.cfg.timeout)
+	if err != nil {
+		return err
+	}
+	if play {
+		h.serverTimes = append(h.serverTimes, d)
+	}
+	h.serverFrame++
+	f := h.serverFrame
+	now := time.Duration(f) * framePeriod
+	h.vt.set(now)
+	if sync {
+		// Every client's link has frame f's packet from its socket.
+		if err := h.frameWait(fmt.Sprintf("frame %d to reach the clients", f), func() (bool, error) {
+			for _, b := range h.bots {
+				got, _, err := b.link.state()
+				if err != nil {
+					return false, fmt.Errorf("bot %d: %w", b.n, err)
+				}
+				if got < f {
+					return false, nil
+				}
+				if got > f {
+					return false, fmt.Errorf("headless: lockstep lost: bot %d has server frame %d at frame %d", b.n, got, f)
+				}
+			}
+			return true, nil
+		}); err != nil {
+			return err
+		}
+	}
+	for _, b := range h.bots {
+		if err := b.link.deliver(ctx, now); err != nil {
+			return fmt.Errorf("bot %d: %w", b.n, err)
+		}
+	}
+	if err := h.frameWait(fmt.Sprintf("the clients to process frame %d", f), func() (bool, error) {
+		for _, b := range h.bots {
+			if _, settled, err := b.link.state(); err != nil {
+				return false, fmt.Errorf("bot %d: %w", b.n, err)
+			} else if !settled {
+				return false, nil
+			}
+		}
+		return true, nil
+	}); err != nil {
+		return err
+	}
+	if !play {
+		return nil
+	}
+	for _, b := range h.bots {
+		if err := b.b.Step(); err != nil && !errors.Is(err, replica.ErrTooManyInputs) {
+			return fmt.Errorf("bot %d: step: %w", b.n, err)
+		}
+	}
+	h.check(f, len(h.frameTimes)+1 == h.cfg.frames)
+	// Zero-latency inputs went out in Step; delayed ones leave when due.
+	for _, b := range h.bots {
+		if err := b.link.deliver(ctx, now); err != nil {
+			return fmt.Errorf("bot %d: %w", b.n, err)
+		}
+	}
+	return nil
+}
+
+// onMessage sees every message a bot's client decodes (on its reader goroutine):
+// a player must never receive a deity-only message or a deity field.
+func (b *headlessBot) onMessage(m proto.Message) {
+	id, ok := protocol.IDOf(m)
+	info, _ := protocol.Lookup(id)
+	var what string
+	switch {
+	case !ok:
+		what = fmt.Sprintf("unknown message %T", m)
+	case !info.AllowedFor(pb.Role_ROLE_PLAYER):
+		what = "received " + info.Name() + ", a deity-only message"
+	default:
+		if r, isDump := m.(*pb.NetMessageXDumpResponse); isDump {
+			what = deityFieldsIn(r.GetText())
+			if r.GetError() != "" {
+				what = "a player's xdump failed: " + r.GetError()
+			}
+			b.mu.Lock()
+			b.dumps++
+			b.mu.Unlock()
+		}
+	}
+	if what != "" {
+		b.mu.Lock()
+		b.bad = append(b.bad, headlessViolation{Check: "deity", Bot: b.n, What: what})
+		b.mu.Unlock()
+	}
+}
+
+// loop runs the checked frames, back to back or paced at 20 Hz.
+func (h *headlessRun) loop(ctx context.Context) error {
+	h.rep.FirstFrame = h.serverFrame + 1
+	h.rep.AOI.Add, h.rep.AOI.Remove, h.rep.AOI.Slack = h.aoi.Add, h.aoi.Remove, replica.WireSlack
+	if h.cfg.aoiRemove > 0 {
+		h.rep.AOI.Remove = h.cfg.aoiRemove
+	}
+	h.rep.Drift.BoundM = h.cfg.driftBound
+	cpu0 := cpuTime()
+	start := time.Now()
+	var reports []frameclock.Report
+	step := func(uint64) error {
+		t := time.Now()
+		if err := h.frame(ctx, true, true); err != nil {
+			return err
+		}
+		h.frameTimes = append(h.frameTimes, time.Since(t))
+		// Invariants: a dump in flight is answered at a frame boundary; one at a
+		// time, checked when it arrives.
+		if h.pendingDump != nil {
+			select {
+			case a := <-h.pendingDump:
+				h.pendingDump = nil
+				if a.err != nil {
+					return a.err
+				}
+				h.checkInvariants(a.text)
+			default:
+			}
+		}
+		if h.pendingDump == nil && len(h.frameTimes)%h.cfg.invEvery == 0 {
+			h.pendingDump = h.requestDump(ctx, "entity")
+		}
+		// Half-way, every bot asks for a player's xdump of the entities: the deity
+		// check reads the answer.
+		if len(h.frameTimes) == h.cfg.frames/2 {
+			for _, b := range h.bots {
+				if err := b.c.Send(&pb.NetMessageXDumpRequest{RequestId: 1, Command: "xdump entity"}); err != nil {
+					return fmt.Errorf("bot %d: %w", b.n, err)
+				}
+			}
+		}
+		if len(h.frameTimes) == h.cfg.frames {
+			return errRunDone
+		}
+		return nil
+	}
+	var err error
+	if h.cfg.realtime {
+		h.rep.Schedule.Source = "measured"
+		drv := frameclock.New(wallClock{time.Now()}, frameclock.Config{Period: framePeriod})
+		err = drv.Run(ctx, step, func(r frameclock.Report) { reports = append(reports, r) })
+	} else {
+		h.rep.Schedule.Source = "replayed"
+		for err == nil {
+			err = step(0)
+		}
+	}
+	if errors.Is(err, errRunDone) {
+		err = nil
+	}
+	h.rep.WallSeconds = time.Since(start).Seconds()
+	h.rep.CPUSeconds = (cpuTime() - cpu0).Seconds()
+	h.rep.Frames = len(h.frameTimes)
+	h.rep.LastFrame = h.serverFrame
+	if h.rep.WallSeconds > 0 {
+		h.rep.FPS = float64(h.rep.Frames) / h.rep.WallSeconds
+	}
+	h.rep.ServerFrame, h.rep.Frame = percentiles(h.serverTimes), percentiles(h.frameTimes)
+	if !h.cfg.realtime {
+		reports = replaySchedule(h.serverTimes)
+	}
+	h.schedule(reports)
+	return err
+}
+
+var errRunDone = errors.New("headless: done")
+
+// wallClock is the real clock for -realtime pacing.
+type wallClock struct{ start time.Time }
+
+func (c wallClock) Now() time.Duration { return time.Since(c.start) }
+func (c wallClock) Sleep(d time.Duration) {
+	if d <= 0 {
+		d = 50 * time.Microsecond
+	}
+	time.Sleep(d)
+}
+
+// fakeClock is a simulated clock: Sleep only moves it.
+type fakeClock struct{ now time.Duration }
+
+func (c *fakeClock) Now() time.Duration    { return c.now }
+func (c *fakeClock) Sleep(d time.Duration) { c.now += max(d, time.Microsecond) }
+
+// replaySchedule runs frames that take the given wall times through a 20 Hz
+// frameclock.Driver on a simulated clock: the lateness and dropped frames a real
+// time server would have had with them.
+func replaySchedule(took []time.Duration) []frameclock.Report {
+	if len(took) == 0 {
+		return nil
+	}
+	clk := &fakeClock{}
+	drv := frameclock.New(clk, frameclock.Config{Period: framePeriod})
+	var out []frameclock.Report
+	_ = drv.Run(context.Background(), func(n uint64) error {
+		clk.now += took[n]
+		if int(n)+1 == len(took) {
+			return errRunDone
+		}
+		return nil
+	}, func(r frameclock.Report) { out = append(out, r) })
+	return out
+}
+
+// schedule fills the report's schedule and flags a death spiral: more than
+// SpiralFrames frames in a row that started a full period late.
+func (h *headlessRun) schedule(reports []frameclock.Report) {
+	s := &h.rep.Schedule
+	s.SpiralFrames = h.cfg.spiral
+	late := make([]time.Duration, len(reports))
+	run := 0
+	for i, r := range reports {
+		late[i] = r.Lateness
+		s.Dropped = max(s.Dropped, r.Dropped)
+		s.MaxBacklog = max(s.MaxBacklog, r.Backlog)
+		if r.Lateness >= framePeriod {
+			run++
+		} else {
+			run = 0
+		}
+		s.LongestBehind = max(s.LongestBehind, run)
+	}
+	s.Lateness = percentiles(late)
+	if s.LongestBehind > h.cfg.spiral {
+		h.rep.violate(headlessViolation{Frame: h.rep.LastFrame, Check: "spiral",
+			What: fmt.Sprintf("%d frames in a row started a full period late (limit %d): the server cannot keep 20 Hz", s.LongestBehind, h.cfg.spiral)})
+	}
+}
+
+// driftEvery is how often, in frames, the drift logs are read: CheckDrift copies
+// the whole rolling log (DriftLogFrames, 30 s), so reading it every frame would
+// cost more than the bots; every 100 frames loses nothing.
+const driftEvery = 100
+
+// checkDrift reports the drift samples over the bound that are new since the
+// last call.
+func (h *headlessRun) checkDrift(b *headlessBot, f uint64) {
+	newest := b.drift
+	for _, v := range bot.CheckDrift(b.c, h.cfg.driftBound) {
+		if v.Frame > b.drift || v.Frame == 0 {
+			h.rep.violate(headlessViolation{Frame: v.Frame, Check: "drift", Bot: b.n, Entity: v.Entity, What: v.What})
+		}
+		newest = max(newest, v.Frame)
+	}
+	b.drift = max(newest, f)
+}
+
+// check runs the checks of every bot at server frame f; final is the last frame.
+func (h *headlessRun) check(f uint64, final bool) {
+	aoi := h.aoi
+	if h.cfg.aoiRemove > 0 {
+		aoi.Remove = min(h.cfg.aoiRemove, aoi.Remove)
+		aoi.Add = min(aoi.Add, aoi.Remove)
+	}
+	for _, b := range h.bots {
+		for _, v := range bot.CheckAOI(b.c, aoi) {
+			// A projectile is simulated by the client from its create (the
+			// server sends no updates), so its replicated state is where it was
+			// created: CheckAOI cannot judge it.
+			if d, projectile := describe(b.c, v.Entity); projectile {
+				h.rep.AOI.ProjectilesSkipped++
+			} else {
+				h.rep.violate(headlessViolation{Frame: v.Frame, Check: "aoi", Bot: b.n, Entity: v.Entity, What: v.What + d})
+			}
+		}
+		h.rep.AOI.Checks++
+		if final || f%driftEvery == 0 {
+			h.checkDrift(b, f)
+		}
+		b.mu.Lock()
+		bad := b.bad
+		b.bad = nil
+		b.mu.Unlock()
+		for _, v := range bad {
+			v.Frame = f
+			h.rep.violate(v)
+		}
+		if err := b.c.Err(); err != nil {
+			h.rep.violate(headlessViolation{Frame: f, Check: "client", Bot: b.n, What: err.Error()})
+		}
+	}
+}
+
+// collect adds the bots' reports.
+func (h *headlessRun) collect() {
+	d := &h.rep.Drift
+	for _, b := range h.bots {
+		b.mu.Lock()
+		h.rep.AOI.PlayerDumps += b.dumps
+		b.mu.Unlock()
+		r := b.b.Report()
+		h.rep.BotReports = append(h.rep.BotReports, r)
+		h.rep.BytesIn += r.BytesIn
+		h.rep.BytesOut += r.BytesOut
+		d.FramesCompared += r.Compared
+		d.FramesMismatched += r.Mismatched
+		d.Corrections += r.Corrections
+		d.MaxPosError = max(d.MaxPosError, r.MaxPosError)
+		d.MaxYawError = max(d.MaxYawError, r.MaxYawError)
+		d.MaxCorrection = max(d.MaxCorrection, r.MaxCorrection)
+		d.LateInputs += r.LateInputs
+	}
+}
+
+// dumpAnswer is the deity's xdump of a table, or why there is none.
+type dumpAnswer struct {
+	text string
+	err  error
+}
+
+// requestDump asks the server's /xdump, as the deity, for table; the answer
+// comes on the returned channel. The server answers at its next frame boundary:
+// in the lockstep, once the driver grants a frame.
+func (h *headlessRun) requestDump(ctx context.Context, table string) <-chan dumpAnswer {
+	got := make(chan dumpAnswer, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "GET", h.url+"/xdump?q="+url.QueryEscape("xdump "+table), nil)
+		req.Header.Set("Authorization", "Bearer "+h.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- dumpAnswer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("xdump %s: %s: %s", table, resp.Status, strings.TrimSpace(string(b)))
+		}
+		got <- dumpAnswer{string(b), err}
+	}()
+	return got
+}
+
+// awaitDump waits for an answer, granting frames (without the bots) until the
+// server has given it.
+func (h *headlessRun) awaitDump(ctx context.Context, got <-chan dumpAnswer) (string, error) {
+	for {
+		select {
+		case a := <-got:
+			return a.text, a.err
+		case <-time.After(20 * time.Millisecond):
+			if err := h.frame(ctx, false, false); err != nil {
+				return "", err
+			}
+		}
+	}
+}
+
+// dumpFrame returns the frame in a dump's header ("XDUMP entity 305").
+func dumpFrame(text string) uint64 {
+	line, _, _ := strings.Cut(text, "\n")
+	var table string
+	var f uint64
+	fmt.Sscanf(line, "XDUMP %s %d", &table, &f)
+	return f
+}
+
+// checkInvariants runs sim CheckInvariants on the state in a deity's dump of the
+// entity table: the default world's configuration with the dumped entities
+// (projectiles, which have no prototype to build them from, left out; the check
+// skips them anyway).
+func (h *headlessRun) checkInvariants(text string) {
+	f := dumpFrame(text)
+	h.rep.InvariantChecks++
+	fail := func(what string) {
+		h.rep.violate(headlessViolation{Frame: f, Check: "invariants", What: what})
+	}
+	w, err := world.LoadDefault()
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	if err := w.Registry().Load("server.xdump", []byte(text)); err != nil {
+		fail("the server's dump does not load: " + err.Error())
+		return
+	}
+	n := 0
+	for _, e := range w.Entities {
+		if e.Prototype != sim.ProtoProjectile {
+			w.Entities[n] = e
+			n++
+		}
+	}
+	w.Entities = w.Entities[:n]
+	g, err := sim.New(w, &sim.Options{NoPopulation: true})
+	if err != nil {
+		fail("the server's dump does not build a game: " + err.Error())
+		return
+	}
+	if err := g.CheckInvariants(); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fail(line)
+		}
+	}
+}
+
+// finalDump checks the invariants of the final state and, with -report, writes
+// its xdump (entities and lost entities) next to the report.
+func (h *headlessRun) finalDump(ctx context.Context) error {
+	if h.pendingDump != nil {
+		text, err := h.awaitDump(ctx, h.pendingDump)
+		h.pendingDump = nil
+		if err != nil {
+			return err
+		}
+		h.checkInvariants(text)
+	}
+	var out strings.Builder
+	for _, table := range []string{"entity", "lost"} {
+		text, err := h.awaitDump(ctx, h.requestDump(ctx, table))
+		if err != nil {
+			return err
+		}
+		if table == "entity" {
+			h.checkInvariants(text)
+			h.rep.XDumpFrame = dumpFrame(text)
+		}
+		out.WriteString(text)
+	}
+	if h.cfg.report == "" {
+		return nil
+	}
+	path := strings.TrimSuffix(h.cfg.report, filepath.Ext(h.cfg.report)) + ".xdump"
+	if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+		return err
+	}
+	h.rep.XDump = path
+	return nil
+}
+
+// deityFieldsIn returns what is wrong with a player's xdump of the entity table:
+// more columns than a player's dump has (the deity's entity seed), or "" when
+// nothing is.
+func deityFieldsIn(text string) string {
+	want, err := playerEntityColumns()
+	if err != nil {
+		return "cannot check the xdump: " + err.Error()
+	}
+	for i, line := range strings.Split(text, "\n") {
+		if i == 0 || line == "" || strings.HasPrefix(line, "/") {
+			continue
+		}
+		if n := len(strings.Fields(line)); n != want {
+			return fmt.Sprintf("a player's xdump entity row has %d columns, a player's dump %d (a deity field leaked): %q", n, want, line)
+		}
+	}
+	return ""
+}
+
+// playerEntityColumns counts the columns of a player's dump of the default
+// world's entity table.
+var playerEntityColumns = sync.OnceValues(func() (int, error) {
+	w, err := world.LoadDefault()
+	if err != nil {
+		return 0, err
+	}
+	var b strings.Builder
+	if err := w.Xdump(&b, "xdump entity", xdump.Viewer{ID: 1}); err != nil {
+		return 0, err
+	}
+	lines := strings.Split(b.String(), "\n")
+	if len(lines) < 2 {
+		return 0, errors.New("the default world has no entity")
+	}
+	return len(strings.Fields(lines[1])), nil
+})
+
+// describe names what a bot holds of entity id (its prototype, motion and last
+// server state) and says whether it is a projectile.
+func describe(c *client.Client, id uint64) (string, bool) {
+	for _, v := range c.View(nil) {
+		if v.ID == id {
+			return fmt.Sprintf(" (prototype %d, moving %v, server position %v at frame %d)",
+				v.Prototype, v.Moving, v.Server.Position.Vec2(), v.Server.Frame), v.Projectile
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package main
+
+// testFrames is the length of the headless tests' runs.
+const testFrames = 300

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twinframe/twinframe/shared/world"
+	"github.com/twinframe/twinframe/shared/xdump"
+)
+
+// runHeadlessArgs runs the headless command in-process and decodes its report.
+func runHeadlessArgs(t *testing.T, args ...string) (int, string, headlessReport) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "report.json")
+	start := time.Now()
+	code, out, errs := runArgs(append([]string{"headless", "-report", path}, args...)...)
+	t.Logf("headless %s: exit %d in %v\n%s%s", strings.Join(args, " "), code, time.Since(start), out, errs)
+	var rep headlessReport
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no report: %v", err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, b)
+	}
+	return code, out, rep
+}
+
+func TestHeadless(t *testing.T) {
+	for _, net := range []string{"", "latency=80ms,jitter=20ms"} {
+		t.Run("net="+net, func(t *testing.T) {
+			code, out, rep := runHeadlessArgs(t, "-frames", strconv.Itoa(testFrames), "-bots", "4", "-seed", "7", "-net", net, "-aoi-refresh", "1")
+			if code != 0 || !rep.OK || rep.Violations != 0 {
+				t.Fatalf("exit %d, ok %v, %d violations: %+v", code, rep.OK, rep.Violations, rep.Listed)
+			}
+			if !strings.HasPrefix(out, fmt.Sprintf("headless: ok: %d frames", testFrames)) {
+				t.Errorf("summary: %q", out)
+			}
+			if rep.Frames != testFrames || rep.Bots != 4 || len(rep.BotReports) != 4 || rep.Seed != 7 || rep.Net != net {
+				t.Errorf("report: frames %d, bots %d/%d, seed %d, net %q", rep.Frames, rep.Bots, len(rep.BotReports), rep.Seed, rep.Net)
+			}
+			if rep.LastFrame-rep.FirstFrame+1 != testFrames || rep.WallSeconds <= 0 || rep.FPS <= 0 || rep.ServerFrame.MaxMs <= 0 {
+				t.Errorf("frames %d-%d, %g s, %g frames/s, server frame %+v", rep.FirstFrame, rep.LastFrame, rep.WallSeconds, rep.FPS, rep.ServerFrame)
+			}
+			if rep.InvariantChecks < testFrames/50 || rep.XDumpFrame < rep.LastFrame {
+				t.Errorf("%d invariant checks, final state at frame %d", rep.InvariantChecks, rep.XDumpFrame)
+			}
+			if rep.AOI.PlayerDumps != 4 {
+				t.Errorf("%d player xdumps checked, want one per bot", rep.AOI.PlayerDumps)
+			}
+			if rep.AOI.Checks != 4*testFrames || rep.AOI.Remove != 50 || rep.Schedule.Source != "replayed" {
+				t.Errorf("aoi %+v, schedule %+v", rep.AOI, rep.Schedule)
+			}
+			for i, b := range rep.BotReports {
+				// Every bot got every frame, sent its inputs and compared its
+				// prediction; the checked frames need no late input.
+				if b.BytesIn == 0 || b.BytesOut == 0 || b.Compared < testFrames-10 || b.Errors != 0 {
+					t.Errorf("bot %d: %+v", i, b)
+				}
+			}
+			if net == "" && rep.Drift.LateInputs != 0 {
+				t.Errorf("%d late inputs without latency", rep.Drift.LateInputs)
+			}
+			if rep.Drift.MaxPosError > rep.Drift.BoundM {
+				t.Errorf("drift %+v", rep.Drift)
+			}
+			dump, err := os.ReadFile(rep.XDump)
+			if err != nil || !strings.HasPrefix(string(dump), "XDUMP entity ") || !strings.Contains(string(dump), "XDUMP lost ") {
+				t.Errorf("xdump %q: %v\n%.200s", rep.XDump, err, dump)
+			}
+		})
+	}
+}
+
+// TestHeadlessViolation holds the server to a smaller AOI than it uses: the bots
+// hold entities beyond it, and the run fails.
+func TestHeadlessViolation(t *testing.T) {
+	code, out, rep := runHeadlessArgs(t, "-frames", "60", "-bots", "2", "-check-aoi-remove", "10")
+	if code != 1 || rep.OK || rep.Violations == 0 || rep.Listed[0].Check != "aoi" {
+		t.Fatalf("exit %d, ok %v, %d violations %+v", code, rep.OK, rep.Violations, rep.Listed)
+	}
+	if !strings.HasPrefix(out, "headless: FAIL") || !strings.Contains(out, "beyond the remove radius 10") {
+		t.Errorf("summary: %q", out)
+	}
+}
+
+func TestHeadlessUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"headless", "-frames", "0"},
+		{"headless", "-bots", "-1"},
+		{"headless", "-net", "latency=fast"},
+		{"headless", "-bogus"},
+		{"headless", "extra"},
+	} {
+		if code, out, errs := runArgs(args...); code != 2 || out != "" || errs == "" {
+			t.Errorf("run(%q) = %d, stdout %q, stderr %q; want 2 and a message", args, code, out, errs)
+		}
+	}
+}
+
+func TestReplaySchedule(t *testing.T) {
+	// Frames that take 120 ms each cannot keep 20 Hz: the driver drops frames
+	// and every frame starts late.
+	slow := make([]time.Duration, 100)
+	for i := range slow {
+		slow[i] = 120 * time.Millisecond
+	}
+	h := &headlessRun{cfg: headlessConfig{spiral: 20}, rep: &headlessReport{OK: true}}
+	h.schedule(replaySchedule(slow))
+	if h.rep.OK || h.rep.Schedule.Dropped == 0 || h.rep.Schedule.LongestBehind <= 20 || h.rep.Listed[0].Check != "spiral" {
+		t.Errorf("slow frames: %+v %+v", h.rep.Schedule, h.rep.Listed)
+	}
+	fast := make([]time.Duration, 100)
+	for i := range fast {
+		fast[i] = time.Millisecond
+	}
+	fast[50] = 400 * time.Millisecond // one stall: dropped frames, then caught up
+	h = &headlessRun{cfg: headlessConfig{spiral: 20}, rep: &headlessReport{OK: true}}
+	h.schedule(replaySchedule(fast))
+	if !h.rep.OK || h.rep.Schedule.Dropped == 0 {
+		t.Errorf("one stall: %+v %+v", h.rep.Schedule, h.rep.Listed)
+	}
+}
+
+// TestCheckInvariants feeds the invariant check a deity dump with an avatar
+// placed off the navmesh.
+func TestCheckInvariants(t *testing.T) {
+	w, err := world.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := w.Xdump(&b, "xdump entity", xdump.Viewer{Deity: true}); err != nil {
+		t.Fatal(err)
+	}
+	good := b.String()
+	h := &headlessRun{rep: &headlessReport{OK: true}}
+	h.checkInvariants(good)
+	if !h.rep.OK || h.rep.InvariantChecks != 1 {
+		t.Fatalf("the default world fails: %+v", h.rep.Listed)
+	}
+	lines := strings.Split(strings.TrimSuffix(good, "\n"), "\n")
+	row := strings.Fields(lines[1])
+	row[0], row[1], row[3], row[4] = "9999", "0", "-500", "-500" // id, prototype, x, y
+	n := len(lines) - 2
+	bad := strings.Join(lines[:len(lines)-1], "\n") + "\n" + strings.Join(row, " ") + fmt.Sprintf("\n/%d\n", n+1)
+	h.checkInvariants(bad)
+	if h.rep.OK || h.rep.Violations == 0 || h.rep.Listed[0].Check != "invariants" || !strings.Contains(h.rep.Listed[0].What, "outside walkable space") {
+		t.Errorf("an avatar off the navmesh: %+v", h.rep.Listed)
+	}
+}
