@@ -8,7 +8,7 @@ WASM_EXEC_DIR := $(shell $(GO) env GOROOT)/lib/wasm
 BENCH_COUNT   ?= 6
 BENCH_OUT     ?= bench.txt
 
-.PHONY: all setup test test-native test-wasm test-fma vet lint fmt fmt-check bench run fuzz proto wasm
+.PHONY: all setup test test-native test-wasm test-fma test-headless vet lint fmt fmt-check bench run fuzz proto wasm
 
 all: test
 
@@ -17,7 +17,7 @@ setup:
 	@scripts/setup.sh
 
 ## test: everything CI checks.
-test: setup fmt-check vet lint test-native test-wasm test-fma
+test: setup fmt-check vet lint test-native test-wasm test-fma test-headless
 
 ## vet: go vet, natively and for the wasm build of the shared simulation.
 vet:
@@ -46,6 +46,13 @@ test-wasm:
 ## fuses a*b+c into FMA as arm64 does: a product left unrounded changes the hash.
 test-fma:
 	GOAMD64=v3 $(GO) test -count=1 -run 'Determinism|Golden|Hash' ./shared/...
+
+## test-headless: the whole system without a screen: the real server in-process,
+## 8 bot clients over loopback websockets, 1,200 frames, invariants, AOI leaks,
+## prediction drift and the frame schedule checked every frame; with and without latency.
+test-headless:
+	$(GO) run ./server headless -frames 1200 -bots 8 -report out/headless.json
+	$(GO) run ./server headless -frames 1200 -bots 8 -seed 2 -net latency=80ms,jitter=20ms -report out/headless-latency.json
 
 ## bench: every benchmark, -count=$(BENCH_COUNT), summarised with benchstat.
 bench:

@@ -31,6 +31,10 @@ Commands:
   xdump [-player N] [meta] TABLE [RECORDS] [?COND&COND...]
         print a table of the embedded default world (configuration and initial
         state) as a machine-readable xdump; "xdump table *" lists the tables
+  headless -frames N -bots M [-seed S] [-net latency=80ms,jitter=20ms] [-report FILE] [-realtime]
+        run the server in-process with M bot clients over loopback websockets for N
+        frames, check invariants, AOI, drift and the schedule every frame; exit 1 on
+        any violation ("server headless -h" lists the flags)
 `
 
 // run runs the command line args (without the program name) and returns the exit

@@ -178,6 +178,14 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		c.aoiCenter, c.aoiFrame, c.aoiValid = center, f, true
 	} else {
 		c.rem = intersectSorted(c.visible, s.destroyed, c.rem)
+		// Between full recomputations adds may wait, but removes may not: a held
+		// entity that moved (or that the avatar walked away from) beyond the remove
+		// radius leaves the view this frame, so no client ever holds one outside it.
+		for _, id := range c.visible {
+			if e := s.game.Entity(sim.EntityID(id)); id != self && e != nil && !s.cfg.AOI.Sees(center, e.Pos(), true) {
+				c.rem = append(c.rem, id)
+			}
+		}
 		for _, id := range s.created {
 			e := s.game.Entity(sim.EntityID(id))
 			if e != nil && e.Region() == av.Region() && (id == self || s.cfg.AOI.Sees(center, e.Pos(), false)) {
