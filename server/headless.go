@@ -304,7 +304,16 @@ func (r *headlessReport) write(path string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return writeFileAll(path, append(b, '\n'))
+}
+
+// writeFileAll writes a report file, creating its folder: -report out/run.json should
+// work in a fresh checkout.
+func writeFileAll(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 // headlessBot is one bot and what the driver tracks of it.
@@ -956,7 +965,7 @@ func (h *headlessRun) finalDump(ctx context.Context) error {
 		return nil
 	}
 	path := strings.TrimSuffix(h.cfg.report, filepath.Ext(h.cfg.report)) + ".xdump"
-	if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+	if err := writeFileAll(path, []byte(out.String())); err != nil {
 		return err
 	}
 	h.rep.XDump = path

@@ -17,7 +17,7 @@ import (
 // runHeadlessArgs runs the headless command in-process and decodes its report.
 func runHeadlessArgs(t *testing.T, args ...string) (int, string, headlessReport) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "report.json")
+	path := filepath.Join(t.TempDir(), "out", "report.json") // the folder does not exist yet
 	start := time.Now()
 	code, out, errs := runArgs(append([]string{"headless", "-report", path}, args...)...)
 	t.Logf("headless %s: exit %d in %v\n%s%s", strings.Join(args, " "), code, time.Since(start), out, errs)
