@@ -3,23 +3,18 @@
 package web_test
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"image"
-	"image/png"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,177 +23,13 @@ import (
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/replica/replicatest"
 	"github.com/twinframe/twinframe/web"
+	"github.com/twinframe/twinframe/web/webtest"
 )
 
 var update = flag.Bool("update", false, "write testdata/screenshot.png (the README's screenshot)")
 
-const chromiumPath = "/usr/bin/chromium"
-
 // Page size in the browser tests; the panel takes 340 px on the right.
 const pageW, pageH, panelW = 1100, 700, 340
-
-// buildWasm builds the viewer for GOOS=js into a temporary directory with Go's
-// wasm_exec.js beside it, as `make wasm` does into web/.
-func buildWasm(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	start := time.Now()
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, web.WasmFile), "../wasm")
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the wasm viewer: %v\n%s", err, out)
-	}
-	root, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(root)), "lib", "wasm", web.WasmExecFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, web.WasmExecFile), js, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// Precompress it as a build step would, so the handler does not compress 12 MB under
-	// the race detector.
-	if gz, err := exec.LookPath("gzip"); err == nil {
-		if out, err := exec.Command(gz, "-k", "-6", filepath.Join(dir, web.WasmFile)).CombinedOutput(); err != nil {
-			t.Fatalf("gzip: %v\n%s", err, out)
-		}
-	}
-	t.Logf("wasm built in %v", time.Since(start).Round(time.Millisecond))
-	return dir
-}
-
-// artifactDir is where screenshots go: $TWINFRAME_ARTIFACTS/<test>, or a temporary
-// directory.
-func artifactDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("TWINFRAME_ARTIFACTS"); d != "" {
-		d = filepath.Join(d, t.Name())
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	return t.TempDir()
-}
-
-// browser starts headless Chromium with the flags of TOOLCHAIN.md and a fresh profile, and
-// collects the page's console errors.
-type browser struct {
-	ctx    context.Context
-	mu     sync.Mutex
-	errors []string
-	shots  string
-}
-
-func startBrowser(t *testing.T) context.Context {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", chromiumPath)
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("enable-unsafe-swiftshader", true),
-		chromedp.WindowSize(pageW, pageH),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	t.Cleanup(cancel)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(acancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	if err := chromedp.Do(bctx); err != nil { // start the browser
-		t.Fatal(err)
-	}
-	return bctx
-}
-
-// newTab opens a tab of the browser whose console errors fail t.
-func newTab(t *testing.T, bctx context.Context) *browser {
-	t.Helper()
-	tctx, cancel := chromedp.NewContext(bctx)
-	t.Cleanup(cancel)
-	b := &browser{ctx: tctx, shots: artifactDir(t)}
-	msgs := chromedp.Console(tctx) // opens the tab; subscribes before any navigation
-	go func() {
-		for m, err := range msgs {
-			if err != nil {
-				return
-			}
-			if m.Type == chromedp.ConsoleError || m.IsException() {
-				b.mu.Lock()
-				b.errors = append(b.errors, m.String())
-				b.mu.Unlock()
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		for _, e := range b.errors {
-			t.Errorf("console: %s", e)
-		}
-	})
-	return b
-}
-
-func (b *browser) do(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	if err := chromedp.Do(b.ctx, steps...); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func eval[T any](t *testing.T, b *browser, js string) T {
-	t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](js))
-	if err != nil {
-		t.Fatalf("%s: %v", js, err)
-	}
-	return v
-}
-
-func (b *browser) poll(t *testing.T, what, js string, timeout time.Duration) {
-	t.Helper()
-	_, err := chromedp.Run(b.ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(50*time.Millisecond)))
-	if err != nil {
-		t.Fatalf("waiting for %s (%s): %v", what, js, err)
-	}
-}
-
-// waitTicks waits until the viewer has drawn n more frames.
-func (b *browser) waitTicks(t *testing.T, n int) {
-	t.Helper()
-	t0 := eval[float64](t, b, "twinframe.ticks")
-	b.poll(t, "frames", fmt.Sprintf("twinframe.ticks >= %v", t0+float64(n)), 10*time.Second)
-}
-
-func (b *browser) screenshot(t *testing.T, name string) image.Image {
-	t.Helper()
-	buf, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(b.shots, name+".png"), buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(buf))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
-}
 
 // canvasDiff counts the pixels of the canvas area that differ between a and b.
 func canvasDiff(a, b image.Image) int {
@@ -225,14 +56,14 @@ func absDiff(a, b uint32) uint32 {
 
 type vec struct{ X, Y float64 }
 
-func avatar(t *testing.T, b *browser) vec {
-	a := eval[[]float64](t, b, "twinframe.avatar")
+func avatar(t *testing.T, b *webtest.Tab) vec {
+	a := webtest.Eval[[]float64](t, b, "twinframe.avatar")
 	return vec{a[0], a[1]}
 }
 
-func (b *browser) waitArrive(t *testing.T, goal vec) {
+func waitArrive(t *testing.T, b *webtest.Tab, goal vec) {
 	t.Helper()
-	b.poll(t, fmt.Sprintf("the avatar at %v", goal), fmt.Sprintf(
+	b.Poll(t, fmt.Sprintf("the avatar at %v", goal), fmt.Sprintf(
 		"Math.hypot(twinframe.avatar[0]-%v, twinframe.avatar[1]-%v) < 0.6 && !twinframe.moving", goal.X, goal.Y), 40*time.Second)
 }
 
@@ -243,12 +74,12 @@ func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", chromiumPath)
+	if _, err := os.Stat(webtest.ChromiumPath); err != nil {
+		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", webtest.ChromiumPath)
 	}
 	start := time.Now()
-	dir := buildWasm(t)
-	bctx := startBrowser(t)
+	dir := webtest.BuildWasm(t, "../wasm")
+	bctx := webtest.StartBrowser(t, pageW, pageH)
 	t.Run("Sandbox", func(t *testing.T) { testSandbox(t, bctx, dir) })
 	t.Run("Network", func(t *testing.T) { testNetwork(t, bctx, dir) })
 	t.Logf("browser tests took %v", time.Since(start).Round(time.Millisecond))
@@ -260,15 +91,15 @@ func testSandbox(t *testing.T, bctx context.Context, wasmDir string) {
 	start := time.Now()
 	srv := httptest.NewServer(web.Handler(web.Options{WasmDir: wasmDir}))
 	defer srv.Close()
-	b := newTab(t, bctx)
+	b := webtest.NewTab(t, bctx)
 	loadStart := time.Now()
-	b.do(t, chromedp.EmulateViewport(pageW, pageH), chromedp.Navigate(srv.URL+"/?mode=local"))
-	b.poll(t, "the viewer to render", "window.twinframe && twinframe.ready && twinframe.ticks > 10 && twinframe.frame > 5", 90*time.Second)
+	b.Do(t, chromedp.EmulateViewport(pageW, pageH), chromedp.Navigate(srv.URL+"/?mode=local"))
+	b.Poll(t, "the viewer to render", "window.twinframe && twinframe.ready && twinframe.ticks > 10 && twinframe.frame > 5", 90*time.Second)
 	t.Logf("page rendering %v after navigation; page timings (ms): %s; fps %.1f", time.Since(loadStart).Round(time.Millisecond),
-		eval[string](t, b, "JSON.stringify(window.twinframeTimings)"), eval[float64](t, b, "twinframe.fps"))
+		webtest.Eval[string](t, b, "JSON.stringify(window.twinframeTimings)"), webtest.Eval[float64](t, b, "twinframe.fps"))
 
 	// The contract.
-	types := eval[map[string]string](t, b, `(() => { const o = {}; for (const k of
+	types := webtest.Eval[map[string]string](t, b, `(() => { const o = {}; for (const k of
 		["connected","mode","frame","serverFrame","entities","avatarId","drift","fps","moveTo","toggle"])
 		o[k] = typeof twinframe[k]; return o })()`)
 	want := map[string]string{"connected": "boolean", "mode": "string", "frame": "number", "serverFrame": "number",
@@ -278,92 +109,92 @@ func testSandbox(t *testing.T, bctx context.Context, wasmDir string) {
 			t.Errorf("typeof twinframe.%s = %q, want %q", k, types[k], w)
 		}
 	}
-	if !eval[bool](t, b, `twinframe.connected && twinframe.mode === "local" && twinframe.avatarId > 0 && twinframe.entities > 10`) {
-		t.Fatalf("state: %s", eval[string](t, b, "JSON.stringify(twinframe)"))
+	if !webtest.Eval[bool](t, b, `twinframe.connected && twinframe.mode === "local" && twinframe.avatarId > 0 && twinframe.entities > 10`) {
+		t.Fatalf("state: %s", webtest.Eval[string](t, b, "JSON.stringify(twinframe)"))
 	}
-	if !eval[bool](t, b, `document.getElementById("loading").hidden && document.getElementById("progress").value === 1`) {
+	if !webtest.Eval[bool](t, b, `document.getElementById("loading").hidden && document.getElementById("progress").value === 1`) {
 		t.Error("the progress bar did not complete and hide")
 	}
 
 	// Move by a canvas click: press and release on separate frames, at the screen
 	// position of a walkable point.
-	b.do(t, chromedp.Evaluate[chromedp.Void]("twinframe.follow(false)"))
-	b.waitTicks(t, 2)
+	b.Do(t, chromedp.Evaluate[chromedp.Void]("twinframe.follow(false)"))
+	b.WaitTicks(t, 2)
 	a := avatar(t, b)
 	goal := vec{a.X + 6, a.Y - 3}
-	p := eval[map[string]float64](t, b, fmt.Sprintf("twinframe.worldToScreen(%v, %v)", goal.X, goal.Y))
-	b.do(t,
+	p := webtest.Eval[map[string]float64](t, b, fmt.Sprintf("twinframe.worldToScreen(%v, %v)", goal.X, goal.Y))
+	b.Do(t,
 		chromedp.MouseEvent(chromedp.MouseMoved, p["x"], p["y"]),
 		chromedp.Sleep(50*time.Millisecond),
 		chromedp.MouseEvent(chromedp.MousePressed, p["x"], p["y"], chromedp.ButtonLeft, chromedp.ClickCount(1)),
 		chromedp.Sleep(100*time.Millisecond),
 		chromedp.MouseEvent(chromedp.MouseReleased, p["x"], p["y"], chromedp.ButtonLeft, chromedp.ClickCount(1)))
 	// The click lands on a pixel: allow its size in metres.
-	zoom := eval[float64](t, b, "twinframe.camera[2]")
-	b.poll(t, "the clicked move", fmt.Sprintf(
+	zoom := webtest.Eval[float64](t, b, "twinframe.camera[2]")
+	b.Poll(t, "the clicked move", fmt.Sprintf(
 		"Math.hypot(twinframe.avatar[0]-%v, twinframe.avatar[1]-%v) < %v && !twinframe.moving", goal.X, goal.Y, 0.6+2/zoom), 40*time.Second)
 
 	// Move by moveTo.
 	goal = vec{a.X + 2, a.Y - 8}
-	b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.moveTo(%v, %v)", goal.X, goal.Y)))
-	b.waitArrive(t, goal)
+	b.Do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.moveTo(%v, %v)", goal.X, goal.Y)))
+	waitArrive(t, b, goal)
 	t.Logf("moves done at %v", time.Since(start).Round(time.Millisecond))
 
 	// Overlays: pause, and turn the graphs off (they keep scrolling), so that only the
 	// toggles change the picture; each toggle changes pixels of the canvas, and the panel's
 	// checkbox follows.
-	b.do(t, chromedp.Evaluate[chromedp.Void]("twinframe.pause(); twinframe.setOverlay('graphs', false)"))
-	b.poll(t, "pause", "twinframe.paused", 10*time.Second)
-	b.waitTicks(t, 2)
-	base := b.screenshot(t, "overlays-base")
+	b.Do(t, chromedp.Evaluate[chromedp.Void]("twinframe.pause(); twinframe.setOverlay('graphs', false)"))
+	b.Poll(t, "pause", "twinframe.paused", 10*time.Second)
+	b.WaitTicks(t, 2)
+	base := b.Screenshot(t, "overlays-base")
 	for _, name := range []string{"navmesh", "entities", "labels"} {
-		if on := eval[bool](t, b, fmt.Sprintf("twinframe.toggle(%q)", name)); on {
+		if on := webtest.Eval[bool](t, b, fmt.Sprintf("twinframe.toggle(%q)", name)); on {
 			t.Errorf("toggle(%q) turned it on; it is on by default", name)
 		}
-		b.waitTicks(t, 2)
-		after := b.screenshot(t, "overlays-without-"+name)
+		b.WaitTicks(t, 2)
+		after := b.Screenshot(t, "overlays-without-"+name)
 		if d := canvasDiff(base, after); d < 30 {
 			t.Errorf("toggling %s off changed %d pixels", name, d)
 		} else {
 			t.Logf("toggling %s off changed %d pixels", name, d)
 		}
-		b.poll(t, "the panel checkbox of "+name, fmt.Sprintf("!document.getElementById('ov-%s').checked", name), 5*time.Second)
-		eval[bool](t, b, fmt.Sprintf("twinframe.toggle(%q)", name))
+		b.Poll(t, "the panel checkbox of "+name, fmt.Sprintf("!document.getElementById('ov-%s').checked", name), 5*time.Second)
+		webtest.Eval[bool](t, b, fmt.Sprintf("twinframe.toggle(%q)", name))
 	}
 	// The graphs, through the panel's checkbox this time.
-	b.do(t, chromedp.Evaluate[chromedp.Void]("document.getElementById('ov-graphs').click()"))
-	b.poll(t, "graphs on", "twinframe.overlays.includes('graphs')", 5*time.Second)
-	b.waitTicks(t, 2)
-	if d := canvasDiff(base, b.screenshot(t, "overlays-graphs")); d < 1000 {
+	b.Do(t, chromedp.Evaluate[chromedp.Void]("document.getElementById('ov-graphs').click()"))
+	b.Poll(t, "graphs on", "twinframe.overlays.includes('graphs')", 5*time.Second)
+	b.WaitTicks(t, 2)
+	if d := canvasDiff(base, b.Screenshot(t, "overlays-graphs")); d < 1000 {
 		t.Errorf("turning the graphs on changed %d pixels", d)
 	}
-	if !eval[bool](t, b, `twinframe.toggle("no-such-overlay") === null`) {
+	if !webtest.Eval[bool](t, b, `twinframe.toggle("no-such-overlay") === null`) {
 		t.Error("toggle of an unknown overlay did not return null")
 	}
 
 	// The scrub bar replays the recording: back to frame 5, the avatar is at its start.
-	f := eval[float64](t, b, "twinframe.frame")
-	b.do(t, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("scrub"); s.value = 5; s.dispatchEvent(new Event("input")); })()`))
-	b.poll(t, "the seek", fmt.Sprintf("twinframe.frame === 5 && twinframe.recorded >= %v && twinframe.paused", f), 20*time.Second)
+	f := webtest.Eval[float64](t, b, "twinframe.frame")
+	b.Do(t, chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("scrub"); s.value = 5; s.dispatchEvent(new Event("input")); })()`))
+	b.Poll(t, "the seek", fmt.Sprintf("twinframe.frame === 5 && twinframe.recorded >= %v && twinframe.paused", f), 20*time.Second)
 	if got := avatar(t, b); math.Hypot(got.X-a.X, got.Y-a.Y) > 0.01 {
 		t.Errorf("after seeking to frame 5 the avatar is at %v, want its start %v", got, a)
 	}
-	b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.seek(%v)", f)))
-	b.poll(t, "the seek back to the end", fmt.Sprintf("twinframe.frame === %v", f), 20*time.Second)
+	b.Do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.seek(%v)", f)))
+	b.Poll(t, "the seek back to the end", fmt.Sprintf("twinframe.frame === %v", f), 20*time.Second)
 
 	// Resume; step; the inspector shows the selected avatar's xdump row.
-	b.do(t, chromedp.Evaluate[chromedp.Void]("twinframe.select(twinframe.avatarId); twinframe.resume(); twinframe.follow(true)"))
-	b.poll(t, "the inspector", `document.querySelectorAll("#inspector tr").length > 10 && document.getElementById("inspector").textContent.includes("prototype name")`, 5*time.Second)
-	f0 := eval[float64](t, b, "twinframe.frame")
-	b.poll(t, "frames after resume", fmt.Sprintf("twinframe.frame > %v && !twinframe.paused", f0+5), 5*time.Second)
-	fps := eval[float64](t, b, "twinframe.fps")
-	t.Logf("fps %.1f, %v triangles per frame", fps, eval[float64](t, b, "twinframe.triangles"))
+	b.Do(t, chromedp.Evaluate[chromedp.Void]("twinframe.select(twinframe.avatarId); twinframe.resume(); twinframe.follow(true)"))
+	b.Poll(t, "the inspector", `document.querySelectorAll("#inspector tr").length > 10 && document.getElementById("inspector").textContent.includes("prototype name")`, 5*time.Second)
+	f0 := webtest.Eval[float64](t, b, "twinframe.frame")
+	b.Poll(t, "frames after resume", fmt.Sprintf("twinframe.frame > %v && !twinframe.paused", f0+5), 5*time.Second)
+	fps := webtest.Eval[float64](t, b, "twinframe.fps")
+	t.Logf("fps %.1f, %v triangles per frame", fps, webtest.Eval[float64](t, b, "twinframe.triangles"))
 	if fps <= 0 || math.IsNaN(fps) {
 		t.Errorf("fps %v", fps)
 	}
-	shot := b.screenshot(t, "sandbox")
+	shot := b.Screenshot(t, "sandbox")
 	if *update {
-		buf, err := os.ReadFile(filepath.Join(b.shots, "sandbox.png"))
+		buf, err := os.ReadFile(filepath.Join(b.Shots, "sandbox.png"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,7 +203,7 @@ func testSandbox(t *testing.T, bctx context.Context, wasmDir string) {
 		}
 		t.Logf("wrote testdata/screenshot.png (%v)", shot.Bounds().Size())
 	}
-	t.Logf("screenshots in %s; sandbox test took %v (GOMAXPROCS %d)", b.shots, time.Since(start).Round(time.Millisecond), runtime.GOMAXPROCS(0))
+	t.Logf("screenshots in %s; sandbox test took %v (GOMAXPROCS %d)", b.Shots, time.Since(start).Round(time.Millisecond), runtime.GOMAXPROCS(0))
 }
 
 // testNetwork serves the page and, at /ws, a scripted server (clienttest) that applies
@@ -399,28 +230,28 @@ func testNetwork(t *testing.T, bctx context.Context, wasmDir string) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	b := newTab(t, bctx)
-	b.do(t, chromedp.EmulateViewport(pageW, pageH), chromedp.Navigate(srv.URL+"/?name=browser"))
-	b.poll(t, "the connection", "window.twinframe && twinframe.ready && twinframe.connected && twinframe.avatarId > 0 && twinframe.ticks > 5", 90*time.Second)
-	if !eval[bool](t, b, `twinframe.mode === "network" && twinframe.serverFrame > 0 && twinframe.entities > 1`) {
-		t.Fatalf("state: %s", eval[string](t, b, "JSON.stringify(twinframe)"))
+	b := webtest.NewTab(t, bctx)
+	b.Do(t, chromedp.EmulateViewport(pageW, pageH), chromedp.Navigate(srv.URL+"/?name=browser"))
+	b.Poll(t, "the connection", "window.twinframe && twinframe.ready && twinframe.connected && twinframe.avatarId > 0 && twinframe.ticks > 5", 90*time.Second)
+	if !webtest.Eval[bool](t, b, `twinframe.mode === "network" && twinframe.serverFrame > 0 && twinframe.entities > 1`) {
+		t.Fatalf("state: %s", webtest.Eval[string](t, b, "JSON.stringify(twinframe)"))
 	}
 	a := avatar(t, b)
 	goal := vec{a.X + 5, a.Y - 3}
-	b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.moveTo(%v, %v)", goal.X, goal.Y)))
-	b.waitArrive(t, goal)
+	b.Do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.moveTo(%v, %v)", goal.X, goal.Y)))
+	waitArrive(t, b, goal)
 
 	// Latency: the server applies inputs late, the prediction is corrected: drift shows.
-	if r := eval[string](t, b, `twinframe.setNetwork({latency: 150, jitter: 20, bandwidth: 0})`); r != "" {
+	if r := webtest.Eval[string](t, b, `twinframe.setNetwork({latency: 150, jitter: 20, bandwidth: 0})`); r != "" {
 		t.Fatalf("setNetwork: %s", r)
 	}
 	goal = vec{a.X, a.Y - 6}
-	b.do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.moveTo(%v, %v)", goal.X, goal.Y)))
-	b.poll(t, "drift", "twinframe.driftMax > 0 && twinframe.corrections > 0 && twinframe.rtt > 100", 40*time.Second)
-	b.waitArrive(t, goal)
+	b.Do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("twinframe.moveTo(%v, %v)", goal.X, goal.Y)))
+	b.Poll(t, "drift", "twinframe.driftMax > 0 && twinframe.corrections > 0 && twinframe.rtt > 100", 40*time.Second)
+	waitArrive(t, b, goal)
 	t.Logf("network: rtt %.0f ms, max drift %.3f m, %v corrections, fps %.1f",
-		eval[float64](t, b, "twinframe.rtt"), eval[float64](t, b, "twinframe.driftMax"),
-		eval[float64](t, b, "twinframe.corrections"), eval[float64](t, b, "twinframe.fps"))
-	b.screenshot(t, "network")
+		webtest.Eval[float64](t, b, "twinframe.rtt"), webtest.Eval[float64](t, b, "twinframe.driftMax"),
+		webtest.Eval[float64](t, b, "twinframe.corrections"), webtest.Eval[float64](t, b, "twinframe.fps"))
+	b.Screenshot(t, "network")
 	t.Logf("network test took %v", time.Since(start).Round(time.Millisecond))
 }
