@@ -6,10 +6,9 @@
 // Design note. Build makes a constrained Delaunay triangulation (CDT) of the
 // bounds rectangle with every polygon edge as a constraint. Points are
 // merged within a tolerance; orientation and in-circle tests are exact (a
-// float64 filter with a math/big fallback), so near-degenerate input cannot
-// break the topology and native and wasm builds produce the same mesh. (The
-// exact fallback allocates; queries reach it only for points within
-// rounding error of an edge's line, so in practice they allocate nothing.)
+// float64 filter with a fallback to floating-point expansions on the
+// stack, which allocates nothing), so near-degenerate input cannot break
+// the topology and native and wasm builds produce the same mesh.
 // Constraint edges are inserted by flipping the edges they cross (Sloan);
 // where two constraints cross, both are split at the intersection point
 // (rounded to float32). Each constraint edge carries, per side, how many

@@ -1,16 +1,15 @@
 package navi
 
-import (
-	"math"
-	"math/big"
-)
+import "math"
 
 // Robust geometric predicates. Each is evaluated in float64 first; when the
 // result is smaller than a forward error bound (Shewchuk, "Adaptive Precision
 // Floating-Point Arithmetic and Fast Robust Geometric Predicates", 1997) it
-// is recomputed exactly with math/big rationals. The sign is therefore always
-// exact for finite inputs, on every platform, which keeps the triangulation
-// topologically consistent and identical between native and wasm builds.
+// is recomputed exactly with floating-point expansions (expansion.go) held
+// in fixed-size arrays on the stack, so the fallback does not allocate. The
+// sign is therefore exact for float32 coordinates (see expansion.go for the
+// range), on every platform, which keeps the triangulation topologically
+// consistent and identical between native and wasm builds.
 
 var (
 	epsilon     = math.Ldexp(1, -53)
@@ -56,16 +55,20 @@ func sign(x float64) int {
 	return 0
 }
 
-func rat(x float64) *big.Rat { return new(big.Rat).SetFloat64(x) }
-
+// orientExact is the exact sign of the orientation determinant, written
+// as ab + bc + ca with ab = ax·by − bx·ay (the cx·cy terms cancel): each
+// 2×2 term is an exact 4-component expansion and their sum one of at most
+// 12 components, whose largest component carries the sign.
 func orientExact(a, b, c vec2) int {
-	acx := new(big.Rat).Sub(rat(a.x), rat(c.x))
-	bcy := new(big.Rat).Sub(rat(b.y), rat(c.y))
-	acy := new(big.Rat).Sub(rat(a.y), rat(c.y))
-	bcx := new(big.Rat).Sub(rat(b.x), rat(c.x))
-	l := new(big.Rat).Mul(acx, bcy)
-	r := new(big.Rat).Mul(acy, bcx)
-	return l.Cmp(r)
+	var ab, bc, ca [4]float64
+	twoTwoDiffProducts(a.x, b.y, b.x, a.y, &ab)
+	twoTwoDiffProducts(b.x, c.y, c.x, b.y, &bc)
+	twoTwoDiffProducts(c.x, a.y, a.x, c.y, &ca)
+	var t8 [8]float64
+	var det [12]float64
+	n := expansionSum(ab[:], bc[:], t8[:])
+	n = expansionSum(t8[:n], ca[:], det[:])
+	return expansionSign(det[:n])
 }
 
 // inCircle returns >0 when d lies strictly inside the circle through the
@@ -91,19 +94,54 @@ func inCircle(a, b, c, d vec2) int {
 	return inCircleExact(a, b, c, d)
 }
 
+// inCircleExact is the exact sign of the in-circle determinant, without
+// translating to d (a difference of coordinates may round): Shewchuk's
+// incircleexact, expanding the 4×4 lifted determinant by its last column
+// into 2×2 minors of the original coordinates. Every intermediate is an
+// expansion in a fixed-size array, so nothing escapes to the heap.
 func inCircleExact(a, b, c, d vec2) int {
-	dx, dy := rat(d.x), rat(d.y)
-	sub := func(p, q *big.Rat) *big.Rat { return new(big.Rat).Sub(p, q) }
-	mul := func(p, q *big.Rat) *big.Rat { return new(big.Rat).Mul(p, q) }
-	add := func(p, q *big.Rat) *big.Rat { return new(big.Rat).Add(p, q) }
-	adx, ady := sub(rat(a.x), dx), sub(rat(a.y), dy)
-	bdx, bdy := sub(rat(b.x), dx), sub(rat(b.y), dy)
-	cdx, cdy := sub(rat(c.x), dx), sub(rat(c.y), dy)
-	alift := add(mul(adx, adx), mul(ady, ady))
-	blift := add(mul(bdx, bdx), mul(bdy, bdy))
-	clift := add(mul(cdx, cdx), mul(cdy, cdy))
-	det := mul(alift, sub(mul(bdx, cdy), mul(cdx, bdy)))
-	det = add(det, mul(blift, sub(mul(cdx, ady), mul(adx, cdy))))
-	det = add(det, mul(clift, sub(mul(adx, bdy), mul(bdx, ady))))
-	return det.Sign()
+	var ab, bc, cd, da, ac, bd [4]float64
+	twoTwoDiffProducts(a.x, b.y, b.x, a.y, &ab)
+	twoTwoDiffProducts(b.x, c.y, c.x, b.y, &bc)
+	twoTwoDiffProducts(c.x, d.y, d.x, c.y, &cd)
+	twoTwoDiffProducts(d.x, a.y, a.x, d.y, &da)
+	twoTwoDiffProducts(a.x, c.y, c.x, a.y, &ac)
+	twoTwoDiffProducts(b.x, d.y, d.x, b.y, &bd)
+
+	var t8 [8]float64
+	var cda, dab, abc, bcd [12]float64
+	n := expansionSum(cd[:], da[:], t8[:])
+	cdaN := expansionSum(t8[:n], ac[:], cda[:])
+	n = expansionSum(da[:], ab[:], t8[:])
+	dabN := expansionSum(t8[:n], bd[:], dab[:])
+	for i := range 4 {
+		bd[i], ac[i] = -bd[i], -ac[i]
+	}
+	n = expansionSum(ab[:], bc[:], t8[:])
+	abcN := expansionSum(t8[:n], ac[:], abc[:])
+	n = expansionSum(bc[:], cd[:], t8[:])
+	bcdN := expansionSum(t8[:n], bd[:], bcd[:])
+
+	var adet, bdet, cdet, ddet [96]float64
+	aN := liftTerm(bcd[:bcdN], a.x, a.y, 1, &adet)
+	bN := liftTerm(cda[:cdaN], b.x, b.y, -1, &bdet)
+	cN := liftTerm(dab[:dabN], c.x, c.y, 1, &cdet)
+	dN := liftTerm(abc[:abcN], d.x, d.y, -1, &ddet)
+	var abdet, cddet [192]float64
+	var det [384]float64
+	abN := expansionSum(adet[:aN], bdet[:bN], abdet[:])
+	cdN := expansionSum(cdet[:cN], ddet[:dN], cddet[:])
+	n = expansionSum(abdet[:abN], cddet[:cdN], det[:])
+	return expansionSign(det[:n])
+}
+
+// liftTerm stores s·e·(x² + y²), s = ±1, in out and returns its length.
+func liftTerm(e []float64, x, y, s float64, out *[96]float64) int {
+	var t24, u24 [24]float64
+	var x48, y48 [48]float64
+	n := scaleExpansion(e, x, t24[:])
+	xn := scaleExpansion(t24[:n], s*x, x48[:])
+	n = scaleExpansion(e, y, u24[:])
+	yn := scaleExpansion(u24[:n], s*y, y48[:])
+	return expansionSum(x48[:xn], y48[:yn], out[:])
 }

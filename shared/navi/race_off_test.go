@@ -1,0 +1,5 @@
+//go:build !race
+
+package navi
+
+const raceEnabled = false
