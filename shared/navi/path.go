@@ -87,14 +87,13 @@ func (q *Query) snapDistance() float32 {
 // through the triangle (between the entry and exit edges, see Demyen's
 // triangle width) is at least 2r wide. The corridor found is then
 // straightened by a funnel whose portals are shrunk by r at obstacle
-// corners; each corner where the path turns around an obstacle vertex is
-// then moved to the mitred offset of that vertex (r from both legs' lines,
-// at most 3r from the vertex) when the agent fits there, and a corner that
-// still touches a wall is pushed off it. Corners therefore keep r from
-// walls; legs keep r except past very sharp turns or where a leg between
-// two moved corners passes a third obstacle (TestPathClearanceRandom
-// measures this: on random maps fewer than 1 path in 50 has a leg closer
-// than r/2).
+// corners, which finds the obstacle vertices the path turns around; the
+// legs are then the lines tangent to discs of radius r around those
+// vertices, more vertices of the corridor are added where a leg would pass
+// one closer than r, and each turn becomes one or two corners at most r√2
+// from its vertex. Legs therefore keep r from the walls of the corridor
+// (TestPathLegClearance checks every leg against every wall); a corner
+// that does not fit is pushed off the walls near it.
 func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStatus {
 	m := q.m
 	path.Points = path.Points[:0]
@@ -179,6 +178,30 @@ func (m *Mesh) portal(t int32, i int, r float32) (l, rt xy) {
 type portalEdge struct {
 	t int32
 	i int8
+}
+
+// portalEnds are the obstacle vertices at the left and right ends of a
+// portal (-1 for a vertex that touches no wall) and their positions.
+type portalEnds struct {
+	v [2]int32
+	p [2]xy
+}
+
+// portalEnds returns the ends of edge i of t, seen leaving t across it.
+func (m *Mesh) portalEnds(t int32, i int) portalEnds {
+	nt := &m.nav[t]
+	j := next(i)
+	e := portalEnds{
+		v: [2]int32{m.tris[t].V[j], m.tris[t].V[i]},
+		p: [2]xy{{nt.p[j][0], nt.p[j][1]}, {nt.p[i][0], nt.p[i][1]}},
+	}
+	if nt.corner>>j&1 == 0 {
+		e.v[0] = -1
+	}
+	if nt.corner>>i&1 == 0 {
+		e.v[1] = -1
+	}
+	return e
 }
 
 // portalVertex returns the mesh vertex at the left or right end of a
@@ -343,13 +366,15 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 }
 
 // funnel straightens the corridor in path into corners (the "simple
-// stupid funnel algorithm", Mononen 2010) over portals shrunk by r.
+// stupid funnel algorithm", Mononen 2010) over portals shrunk by r, then
+// (for r > 0) tightens them around discs of radius r (see tighten).
 func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	m := q.m
 	c := path.Corridor
 	s0, e0 := xy{start[0], start[1]}, xy{end[0], end[1]}
 	q.portals = append(q.portals[:0], portalPair{s0, s0})
 	q.portalE = append(q.portalE[:0], portalEdge{-1, 0})
+	q.portalV = append(q.portalV[:0], portalEnds{v: [2]int32{-1, -1}})
 	for k := 0; k+1 < len(c); k++ {
 		n := &m.nav[c[k]].n
 		i := 0
@@ -362,20 +387,29 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 		l, rt := m.portal(c[k], i, r)
 		q.portals = append(q.portals, portalPair{l, rt})
 		q.portalE = append(q.portalE, portalEdge{c[k], int8(i)})
+		q.portalV = append(q.portalV, m.portalEnds(c[k], i))
 	}
 	q.portals = append(q.portals, portalPair{e0, e0})
 	q.portalE = append(q.portalE, portalEdge{-1, 0})
+	q.portalV = append(q.portalV, portalEnds{v: [2]int32{-1, -1}})
 	maxPts := q.MaxPathPoints
 	if maxPts <= 0 {
 		maxPts = 256
 	}
-	pts := append(path.Points[:0], start)
-	cv := append(q.cornerV[:0], -1)
-	ct := append(q.cornerT[:0], -1)
+	cs := append(q.corners[:0], corner{p: s0, v: -1, t: -1})
 	portals := q.portals
+	// addCorner appends the funnel point at portal k, on its left or right.
+	addCorner := func(p xy, k int, left bool) {
+		v := m.portalVertex(q.portalE[k], left)
+		side := int8(-1)
+		if left {
+			side = 1
+		}
+		cs = append(cs, corner{p: p, v: v, t: c[max(k-1, 0)], side: side, portal: int32(k)})
+	}
 	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
 	apex, left, right := s0, s0, s0
-	last := s0 // the last point of pts
+	last := s0 // the last corner
 	apexI, leftI, rightI := 0, 0, 0
 	maxGuard := 4*len(portals)*len(portals) + 16
 	for i, guard := 1, 0; i < len(portals) && guard < maxGuard; i, guard = i+1, guard+1 {
@@ -385,14 +419,12 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 			if apex == right || crossOf(apex, left, pr) < 0 {
 				right, rightI = pr, i
 			} else {
-				if len(pts) >= maxPts {
+				if len(cs) >= maxPts {
 					break
 				}
 				if left != last {
-					pts = append(pts, mgl32.Vec2{left.x, left.y})
+					addCorner(left, leftI, true)
 					last = left
-					cv = append(cv, m.portalVertex(q.portalE[leftI], true))
-					ct = append(ct, c[max(leftI-1, 0)])
 				}
 				apex, apexI = left, leftI
 				left, right, leftI, rightI = apex, apex, apexI, apexI
@@ -405,14 +437,12 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 			if apex == left || crossOf(apex, right, pl) > 0 {
 				left, leftI = pl, i
 			} else {
-				if len(pts) >= maxPts {
+				if len(cs) >= maxPts {
 					break
 				}
 				if right != last {
-					pts = append(pts, mgl32.Vec2{right.x, right.y})
+					addCorner(right, rightI, false)
 					last = right
-					cv = append(cv, m.portalVertex(q.portalE[rightI], false))
-					ct = append(ct, c[max(rightI-1, 0)])
 				}
 				apex, apexI = right, rightI
 				left, right, leftI, rightI = apex, apex, apexI, apexI
@@ -421,14 +451,23 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 			}
 		}
 	}
-	if last != e0 && len(pts) < maxPts+1 {
-		pts = append(pts, end)
-		cv = append(cv, -1)
-		ct = append(ct, -1)
+	if last != e0 && len(cs) < maxPts+1 {
+		cs = append(cs, corner{p: e0, v: -1, t: -1, portal: int32(len(portals) - 1)})
 	}
-	q.cornerV, q.cornerT = cv, ct
 	if r > 0 {
-		m.miter(pts, cv, ct, r)
+		cs = q.tighten(cs, r)
+	}
+	q.corners = cs
+	pts := path.Points[:0]
+	if r > 0 {
+		pts = q.emit(cs, r, maxPts, pts)
+	} else {
+		for _, k := range cs {
+			pts = append(pts, mgl32.Vec2{k.p.x, k.p.y})
+		}
+	}
+	if len(pts) > 0 && len(cs) > 0 && cs[len(cs)-1].p == e0 {
+		pts[len(pts)-1] = end // exactly the end, as given
 	}
 	path.Points = pts
 }
@@ -439,48 +478,4 @@ type portalPair struct{ l, r xy }
 // crossOf is cross(sub(b, a), sub(p, a)) in scalars.
 func crossOf(a, b, p xy) float32 {
 	return float32((b.x-a.x)*(p.y-a.y)) - float32((b.y-a.y)*(p.x-a.x))
-}
-
-// miter moves each corner of the path that turns around an obstacle corner
-// to the mitred offset of that corner: the point at distance r from both
-// legs' lines on the outside of the turn (at most 3r from the vertex). The
-// shrunk-portal point stays when the mitred point does not fit.
-func (m *Mesh) miter(pts []mgl32.Vec2, cv, ct []int32, r float32) {
-	for i := 1; i+1 < len(pts); i++ {
-		if p, ok := m.mitred(pts, i, cv[i], r); ok && m.containsFrom(m.locateFrom(ct[i], p), p, float32(r*0.999), Walk) {
-			pts[i] = p
-			continue
-		}
-		// The mitre does not fit (or does not apply): push the corner off
-		// any wall it touches.
-		if !m.containsFrom(m.locateFrom(ct[i], pts[i]), pts[i], float32(r*0.999), Walk) {
-			if p, ok := m.pushOut(ct[i], pts[i], r, Walk); ok {
-				pts[i] = p
-			}
-		}
-	}
-}
-
-// mitred returns the mitred offset of obstacle vertex v for the corner i of
-// pts, if the corner turns around v.
-func (m *Mesh) mitred(pts []mgl32.Vec2, i int, v int32, r float32) (mgl32.Vec2, bool) {
-	if v < 0 || !m.corner[v] {
-		return mgl32.Vec2{}, false
-	}
-	V := m.verts[v]
-	a := normalize(sub(pts[i], pts[i-1]))
-	b := normalize(sub(pts[i+1], pts[i]))
-	n := normalize(sub(a, b))
-	if n == (mgl32.Vec2{}) || dot(n, sub(pts[i], V)) < 0 {
-		return mgl32.Vec2{}, false // straight on, or the offset would face V
-	}
-	s := cross(a, n)
-	if s < 0 {
-		s = -s
-	}
-	d := float32(3 * r)
-	if float32(s*3) > 1 {
-		d = r / s
-	}
-	return madd(V, n, float32(d*1.001)), true
 }

@@ -371,9 +371,8 @@ func TestNearestWithRadius(t *testing.T) {
 }
 
 // TestPathClearanceRandom: on random maps, paths for a radius r keep the
-// disc inside walkable space at every corner (r), and legs keep r/2 in at
-// least 98% of paths (corners are placed exactly; a leg between two moved
-// corners is not re-checked, and can pass closer to a third obstacle).
+// disc inside walkable space at every corner and at 17 points along every
+// leg (TestPathLegClearance checks legs exactly, against every wall).
 func TestPathClearanceRandom(t *testing.T) {
 	t.Parallel()
 	seed := *seedFlag
@@ -401,19 +400,19 @@ func TestPathClearanceRandom(t *testing.T) {
 				}
 			}
 			for i := 1; i < len(p.Points); i++ {
-				for k := 1; k < 16; k++ {
+				for k := 0; k <= 16; k++ {
 					pt := madd(p.Points[i-1], sub(p.Points[i], p.Points[i-1]), float32(k)/16)
-					if !m.Contains(pt, rad*0.5, Walk) {
+					if !m.Contains(pt, rad*0.99, Walk) {
 						bad++
-						t.Logf("map %d: %v→%v r=%v: leg %d point %v closer than r/2 to a wall", mi, s, e, rad, i, pt)
+						t.Errorf("map %d: %v→%v r=%v: leg %d point %v closer than 0.99 r to a wall", mi, s, e, rad, i, pt)
 						break
 					}
 				}
 			}
 		}
 	}
-	t.Logf("%d paths checked, %d legs closer than r/2 to a wall", total, bad)
-	if total < 100 || bad*50 > total {
-		t.Errorf("%d of %d paths have a leg closer than r/2 to a wall", bad, total)
+	t.Logf("%d paths checked, %d legs closer than 0.99 r to a wall", total, bad)
+	if total < 100 {
+		t.Errorf("only %d paths checked", total)
 	}
 }

@@ -28,8 +28,9 @@ type Query struct {
 	heap    []heapItem
 	portals []portalPair
 	portalE []portalEdge
-	cornerV []int32
-	cornerT []int32 // a corridor triangle next to each corner, a location hint
+	portalV []portalEnds
+	corners []corner
+	legs    []leg
 	queue   []int32
 }
 
