@@ -65,7 +65,26 @@ type Polygon struct {
 type Geometry struct {
 	Bounds   AABB
 	Polygons []Polygon
+	// Zones are circles the mesh should follow, typically the blackout
+	// zones the region will add (Mesh.AddBlackOutZone flags triangles by
+	// their centroids, so large triangles make a zone coarse). Build
+	// inscribes each as a ZoneSides-gon of constraint edges that block
+	// nothing, clipped to Bounds; a zone added later on the same circle then
+	// flags triangles covering its area to within 1% (TestZoneArea). Zones
+	// with a radius that is not positive and finite, or a centre that is
+	// not finite, are ignored.
+	Zones []Circle
 }
+
+// Circle is a disc in the plane.
+type Circle struct {
+	Center mgl32.Vec2
+	Radius float32
+}
+
+// ZoneSides is the number of sides of the polygon Build inscribes in a
+// Geometry zone: its area is 99.4% of the circle's.
+const ZoneSides = 32
 
 // Options tune Build. The zero value uses the defaults.
 type Options struct {

@@ -16,7 +16,8 @@ type Triangle struct {
 	N [3]int32
 	// Flags say what the triangle allows.
 	Flags Flags
-	// Constraint has bit i set when edge i comes from an input polygon.
+	// Constraint has bit i set when edge i comes from an input polygon or
+	// a Geometry zone (whose edges change no content).
 	Constraint uint8
 }
 
@@ -105,11 +106,15 @@ func Build(g Geometry, opt *Options) (*Mesh, error) {
 		}
 		rings = append(rings, ring{p.Kind, ids})
 	}
+	zoneSegs := b.zoneSegments(g.Zones)
 	for id := int32(4); id < int32(len(b.pts)); id++ {
 		if err := b.insertVertex(id); err != nil {
 			return nil, err
 		}
 	}
+	// The work list is a stack: zone edges go in last, below the polygons,
+	// so the polygons are inserted as they would be without zones.
+	b.work = append(b.work, zoneSegs...)
 	for ri := len(rings) - 1; ri >= 0; ri-- {
 		r := rings[ri]
 		var d content
