@@ -179,7 +179,8 @@ type source struct {
 // Geometry returns the input of navi.Build for region: its bounds; the walkable,
 // obstacle and hole polygons of its areas in polygon order; then, in entity order,
 // the footprint of every static blocking prop (entities of a prototype with
-// FlagStatic, Blocking collision and a footprint), turned and moved into place.
+// FlagStatic, Blocking collision and a footprint), turned and moved into place;
+// and its blackout zones as navi zones, so the mesh follows their circles.
 func (w *World) Geometry(region int32) (navi.Geometry, error) {
 	g, _, err := w.geometry(region)
 	return g, err
@@ -231,6 +232,9 @@ func (w *World) geometry(region int32) (navi.Geometry, []source, error) {
 		}
 		g.Polygons = append(g.Polygons, navi.Polygon{Kind: navi.Obstacle, Points: pts})
 		srcs = append(srcs, source{pr.Footprint, e.ID})
+	}
+	for _, z := range w.BlackoutZones(region) {
+		g.Zones = append(g.Zones, navi.Circle{Center: z.Center, Radius: z.Radius})
 	}
 	return g, srcs, nil
 }
