@@ -2,6 +2,7 @@ package navi
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
 )
@@ -124,7 +125,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 	status, best := q.search(start, goal, ts, tg, r, path)
 	path.Status = status
 	// Corridor, from start to best.
-	for t := best; t >= 0; t = q.nodes[t].parent {
+	for t := best; t >= 0; t = q.parent(t) {
 		path.Corridor = append(path.Corridor, t)
 		if len(path.Corridor) > len(m.tris) {
 			break
@@ -150,70 +151,56 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 	return path.Status
 }
 
-// portal returns the endpoints of edge i of t as seen when leaving t across
-// it (left, right), shrunk by r at obstacle corners.
-func (m *Mesh) portal(t int32, i int, r float32) (l, rt xy) {
-	nt := &m.nav[t]
-	j := next(i)
-	l, rt = xy{nt.p[j][0], nt.p[j][1]}, xy{nt.p[i][0], nt.p[i][1]}
-	if r > 0 {
-		ex, ey := rt.x-l.x, rt.y-l.y
-		n := nt.elen[i]
-		s := float32(0.5)
-		if n > 0 {
-			s = min(r/n, 0.5)
-		}
-		if nt.corner>>j&1 != 0 {
-			l = xy{l.x + float32(ex*s), l.y + float32(ey*s)}
-		}
-		if nt.corner>>i&1 != 0 {
-			rt = xy{rt.x + float32(ex*-s), rt.y + float32(ey*-s)}
-		}
-	}
-	return l, rt
-}
-
-// portalEdge is edge i of triangle t, a portal of a corridor (t = -1 for
-// the start and end points).
-type portalEdge struct {
-	t int32
-	i int8
-}
-
-// portalEnds are the obstacle vertices at the left and right ends of a
-// portal (-1 for a vertex that touches no wall) and their positions.
+// portalEnds describes a portal of a corridor: an edge of triangle t (t =
+// -1 for the start and end points), the positions of the mesh vertices at
+// its left and right ends, and which of them touch a wall (bit 0: left,
+// bit 1: right). (Vertices are merged, so a position names a vertex.)
 type portalEnds struct {
-	v [2]int32
-	p [2]xy
+	t      int32
+	p      [2]xy
+	corner uint8
 }
 
-// portalEnds returns the ends of edge i of t, seen leaving t across it.
-func (m *Mesh) portalEnds(t int32, i int) portalEnds {
-	nt := &m.nav[t]
-	j := next(i)
-	e := portalEnds{
-		v: [2]int32{m.tris[t].V[j], m.tris[t].V[i]},
-		p: [2]xy{{nt.p[j][0], nt.p[j][1]}, {nt.p[i][0], nt.p[i][1]}},
+// corridorPortals fills q.portals (the portals of corridor c seen from
+// the start, shrunk by r at obstacle corners, between the start and end
+// points) and q.ends (what they are).
+func (q *Query) corridorPortals(c []int32, s0, e0 xy, r float32) {
+	m := q.m
+	ps := slices.Grow(q.portals[:0], len(c)+1)
+	es := slices.Grow(q.ends[:0], len(c)+1)
+	ps = append(ps, portalPair{s0, s0})
+	es = append(es, portalEnds{t: -1})
+	for k := 1; k < len(c); k++ {
+		t, u := c[k-1], c[k]
+		// The search entered u by its edge nodes[u].entry: the same edge
+		// is edge i of t.
+		i := int(m.nav[u].back >> (2 * q.nodes[u].entry()) & 3)
+		nt := &m.nav[t]
+		if nt.n[i] != u {
+			break
+		}
+		j := int(nextTab[i])
+		l, rt := xy{nt.p[j][0], nt.p[j][1]}, xy{nt.p[i][0], nt.p[i][1]}
+		e := portalEnds{t: t, p: [2]xy{l, rt}, corner: nt.corner>>j&1 | (nt.corner>>i&1)<<1}
+		if r > 0 {
+			ex, ey := rt.x-l.x, rt.y-l.y
+			n := nt.elen[i]
+			s := float32(0.5)
+			if n > 0 {
+				s = min(r/n, 0.5)
+			}
+			if e.corner&1 != 0 {
+				l = xy{l.x + float32(ex*s), l.y + float32(ey*s)}
+			}
+			if e.corner&2 != 0 {
+				rt = xy{rt.x + float32(ex*-s), rt.y + float32(ey*-s)}
+			}
+		}
+		ps = append(ps, portalPair{l, rt})
+		es = append(es, e)
 	}
-	if nt.corner>>j&1 == 0 {
-		e.v[0] = -1
-	}
-	if nt.corner>>i&1 == 0 {
-		e.v[1] = -1
-	}
-	return e
-}
-
-// portalVertex returns the mesh vertex at the left or right end of a
-// portal, or -1 for the start and end points.
-func (m *Mesh) portalVertex(e portalEdge, left bool) int32 {
-	if e.t < 0 {
-		return -1
-	}
-	if left {
-		return m.tris[e.t].V[next(int(e.i))]
-	}
-	return m.tris[e.t].V[e.i]
+	q.portals = append(ps, portalPair{e0, e0})
+	q.ends = append(es, portalEnds{t: -1})
 }
 
 func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Path) (PathStatus, int32) {
@@ -223,7 +210,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 	nodes := q.nodes
 	nav := m.nav
 	gx, gy := goal[0], goal[1]
-	nodes[ts] = node{stamp: gen, parent: -1, entry: -1, pos: xy{start[0], start[1]}}
+	nodes[ts] = node{tag: nodeTag(gen, -1), pos: xy{start[0], start[1]}}
 	best, bestH := ts, dist(start, goal)
 	q.push(mkItem(bestH, 0, ts))
 	limit := q.maxNodes()
@@ -262,7 +249,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			return PathSearchLimit, best
 		}
 		tr := &nav[t]
-		in := int(nt.entry)
+		in := nt.entry()
 		px, py, pg := nt.pos.x, nt.pos.y, nt.g
 		// The exits: the edges to walkable neighbours, but the entry.
 		exits := tr.pass
@@ -273,7 +260,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			i := bits.TrailingZeros8(exits)
 			u := tr.n[i]
 			nu := &nodes[u]
-			if nu.stamp == gen && nu.g <= pg {
+			if nu.tag>>2 == gen && nu.g <= pg {
 				continue // cannot improve: the new g is at least nt.g
 			}
 			j := int(nextTab[i])
@@ -341,10 +328,10 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				}
 			}
 			g := pg + dist2(px, py, p.x, p.y)
-			if nu.stamp == gen && nu.g <= g {
+			if nu.tag>>2 == gen && nu.g <= g {
 				continue
 			}
-			*nu = node{stamp: gen, g: g, parent: t, entry: int8(tr.back >> (2 * i) & 3), pos: p}
+			*nu = node{tag: nodeTag(gen, int(tr.back>>(2*i)&3)), g: g, pos: p}
 			ni := mkItem(g+dist2(p.x, p.y, gx, gy), g, u)
 			switch {
 			case !hasPend:
@@ -369,43 +356,27 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 // stupid funnel algorithm", Mononen 2010) over portals shrunk by r, then
 // (for r > 0) tightens them around discs of radius r (see tighten).
 func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
-	m := q.m
 	c := path.Corridor
 	s0, e0 := xy{start[0], start[1]}, xy{end[0], end[1]}
-	q.portals = append(q.portals[:0], portalPair{s0, s0})
-	q.portalE = append(q.portalE[:0], portalEdge{-1, 0})
-	q.portalV = append(q.portalV[:0], portalEnds{v: [2]int32{-1, -1}})
-	for k := 0; k+1 < len(c); k++ {
-		n := &m.nav[c[k]].n
-		i := 0
-		for i < 3 && n[i] != c[k+1] {
-			i++
-		}
-		if i == 3 {
-			break
-		}
-		l, rt := m.portal(c[k], i, r)
-		q.portals = append(q.portals, portalPair{l, rt})
-		q.portalE = append(q.portalE, portalEdge{c[k], int8(i)})
-		q.portalV = append(q.portalV, m.portalEnds(c[k], i))
-	}
-	q.portals = append(q.portals, portalPair{e0, e0})
-	q.portalE = append(q.portalE, portalEdge{-1, 0})
-	q.portalV = append(q.portalV, portalEnds{v: [2]int32{-1, -1}})
+	q.corridorPortals(c, s0, e0, r)
 	maxPts := q.MaxPathPoints
 	if maxPts <= 0 {
 		maxPts = 256
 	}
-	cs := append(q.corners[:0], corner{p: s0, v: -1, t: -1})
+	cs := append(q.corners[:0], corner{p: s0, t: -1})
 	portals := q.portals
 	// addCorner appends the funnel point at portal k, on its left or right.
 	addCorner := func(p xy, k int, left bool) {
-		v := m.portalVertex(q.portalE[k], left)
-		side := int8(-1)
+		e := &q.ends[k]
+		s := 1 // the right end
 		if left {
-			side = 1
+			s = 0
 		}
-		cs = append(cs, corner{p: p, v: v, t: c[max(k-1, 0)], side: side, portal: int32(k)})
+		side := int8(0) // a vertex that touches no wall: the funnel point stands
+		if e.corner>>s&1 != 0 {
+			side = int8(1 - 2*s)
+		}
+		cs = append(cs, corner{p: p, c: e.p[s], t: c[max(k-1, 0)], side: side, portal: int32(k)})
 	}
 	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
 	apex, left, right := s0, s0, s0
@@ -452,7 +423,7 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 		}
 	}
 	if last != e0 && len(cs) < maxPts+1 {
-		cs = append(cs, corner{p: e0, v: -1, t: -1, portal: int32(len(portals) - 1)})
+		cs = append(cs, corner{p: e0, t: -1, portal: int32(len(portals) - 1)})
 	}
 	if r > 0 {
 		cs = q.tighten(cs, r)

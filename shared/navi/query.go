@@ -27,20 +27,36 @@ type Query struct {
 	nodes   []node
 	heap    []heapItem
 	portals []portalPair
-	portalE []portalEdge
-	portalV []portalEnds
+	ends    []portalEnds
 	corners []corner
 	legs    []leg
 	queue   []int32
 }
 
-// node is the path search state of one triangle.
+// node is the path search state of one triangle, in 16 bytes (four to a
+// cache line: the search is bound by memory more than by arithmetic).
 type node struct {
-	stamp  uint32 // == Query.gen: touched in this search
-	g      float32
-	parent int32
-	entry  int8 // edge the search entered by, -1 at the start
-	pos    xy
+	tag uint32 // Query.gen<<2 | entry+1: touched in this search, and the
+	// edge the search entered by (-1 at the start); the parent is the
+	// neighbour across it
+	g   float32
+	pos xy
+}
+
+// maxGen is the first generation that does not fit node.tag.
+const maxGen = 1 << 30
+
+func nodeTag(gen uint32, entry int) uint32 { return gen<<2 | uint32(entry+1) }
+
+func (n *node) entry() int { return int(n.tag&3) - 1 }
+
+// parent returns the triangle the search reached t from, or -1.
+func (q *Query) parent(t int32) int32 {
+	e := q.nodes[t].entry()
+	if e < 0 {
+		return -1
+	}
+	return q.m.nav[t].n[e]
 }
 
 // heapItem is an entry of the search heap. key orders entries by f, then
@@ -75,7 +91,7 @@ func (q *Query) Mesh() *Mesh { return q.m }
 
 func (q *Query) next() {
 	q.gen++
-	if q.gen == 0 { // wrapped: forget every old stamp
+	if q.gen == maxGen { // wrapped: forget every old stamp
 		clear(q.stamp)
 		clear(q.nodes)
 		q.gen = 1

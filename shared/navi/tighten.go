@@ -16,12 +16,12 @@ import (
 // corners on the legs' lines (a mitre), so every leg lies on a tangent line
 // and keeps r from each of the discs.
 
-// corner is a point where the path turns: around mesh vertex v (on the
-// path's left for side +1, right for side −1), or at the point p itself
+// corner is a point where the path turns: around the mesh vertex at c (on
+// the path's left for side +1, right for side −1), or at the point p itself
 // (side 0: the start, the end, and turns at vertices that touch no wall).
 type corner struct {
 	p      xy    // the funnel point (the portal end shrunk by r)
-	v      int32 // the mesh vertex, or -1
+	c      xy    // the vertex
 	t      int32 // a triangle near the corner, a location hint (-1: none)
 	side   int8
 	portal int32 // the index of the portal the corner belongs to
@@ -42,8 +42,7 @@ func (m *Mesh) centre(k *corner) xy {
 	if k.side == 0 {
 		return k.p
 	}
-	v := m.verts[k.v]
-	return xy{v[0], v[1]}
+	return k.c
 }
 
 // tangent returns the line touching the disc (c1, ρ1) and then (c2, ρ2),
@@ -88,10 +87,7 @@ func (q *Query) tighten(cs []corner, r float32) []corner {
 	m := q.m
 	n := 0
 	for k := range cs {
-		if cs[k].side != 0 && (cs[k].v < 0 || !m.corner[cs[k].v]) {
-			cs[k].side = 0 // not an obstacle vertex: the funnel point stands
-		}
-		if n > 0 && cs[k].side != 0 && cs[k].v == cs[n-1].v && cs[k].side == cs[n-1].side {
+		if n > 0 && cs[k].side != 0 && cs[k].c == cs[n-1].c && cs[k].side == cs[n-1].side {
 			continue // the funnel turned twice at one vertex: one disc
 		}
 		cs[n] = cs[k]
@@ -155,16 +151,18 @@ func (q *Query) intruder(cs []corner, i int, lg leg, r float32) (corner, bool) {
 	best := float32(r*r) * 0.998 // (0.999 r)²
 	found := false
 	var add corner
-	lo, hi := max(cs[i].portal, 1), min(cs[i+1].portal, int32(len(q.portalV))-2)
+	lo, hi := max(cs[i].portal, 1), min(cs[i+1].portal, int32(len(q.ends))-2)
+	var last [2]xy // consecutive portals often share an end: test it once
 	for p := lo; p <= hi; p++ {
-		pv := &q.portalV[p]
+		pv := &q.ends[p]
 		for s := 0; s < 2; s++ {
-			v := pv.v[s]
-			if v < 0 || v == cs[i].v || v == cs[i+1].v {
+			w := pv.p[s]
+			if pv.corner>>s&1 == 0 || (p > lo && w == last[s]) ||
+				(cs[i].side != 0 && w == cs[i].c) || (cs[i+1].side != 0 && w == cs[i+1].c) {
 				continue
 			}
+			last[s] = w
 			// Far from the leg's line (d is a unit vector): far from the leg.
-			w := pv.p[s]
 			if e := float32((w.x-lg.a.x)*lg.d.y) - float32((w.y-lg.a.y)*lg.d.x); e >= r || e <= -r {
 				continue
 			}
@@ -175,7 +173,7 @@ func (q *Query) intruder(cs []corner, i int, lg leg, r float32) (corner, bool) {
 				if s == 1 {
 					side, fp = -1, q.portals[p].r
 				}
-				add = corner{p: fp, v: v, t: q.portalE[p].t, side: side, portal: p}
+				add = corner{p: fp, c: w, t: pv.t, side: side, portal: p}
 			}
 		}
 	}
