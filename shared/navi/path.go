@@ -376,7 +376,7 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 		if e.corner>>s&1 != 0 {
 			side = int8(1 - 2*s)
 		}
-		cs = append(cs, corner{p: p, c: e.p[s], t: c[max(k-1, 0)], side: side, portal: int32(k)})
+		cs = append(cs, corner{p: p, c: e.p[s], vert: true, t: c[max(k-1, 0)], side: side, portal: int32(k)})
 	}
 	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
 	apex, left, right := s0, s0, s0

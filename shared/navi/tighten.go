@@ -22,6 +22,7 @@ import (
 type corner struct {
 	p      xy    // the funnel point (the portal end shrunk by r)
 	c      xy    // the vertex
+	vert   bool  // c is set (all but the start and end)
 	t      int32 // a triangle near the corner, a location hint (-1: none)
 	side   int8
 	portal int32 // the index of the portal the corner belongs to
@@ -158,7 +159,7 @@ func (q *Query) intruder(cs []corner, i int, lg leg, r float32) (corner, bool) {
 		for s := 0; s < 2; s++ {
 			w := pv.p[s]
 			if pv.corner>>s&1 == 0 || (p > lo && w == last[s]) ||
-				(cs[i].side != 0 && w == cs[i].c) || (cs[i+1].side != 0 && w == cs[i+1].c) {
+				(cs[i].vert && w == cs[i].c) || (cs[i+1].vert && w == cs[i+1].c) {
 				continue
 			}
 			last[s] = w
@@ -173,7 +174,7 @@ func (q *Query) intruder(cs []corner, i int, lg leg, r float32) (corner, bool) {
 				if s == 1 {
 					side, fp = -1, q.portals[p].r
 				}
-				add = corner{p: fp, c: w, t: pv.t, side: side, portal: p}
+				add = corner{p: fp, c: w, vert: true, t: pv.t, side: side, portal: p}
 			}
 		}
 	}
