@@ -18,7 +18,6 @@ func madd(p, d mgl32.Vec2, s float32) mgl32.Vec2 {
 	return mgl32.Vec2{p[0] + float32(d[0]*s), p[1] + float32(d[1]*s)}
 }
 func dot(a, b mgl32.Vec2) float32   { return float32(a[0]*b[0]) + float32(a[1]*b[1]) }
-func cross(a, b mgl32.Vec2) float32 { return float32(a[0]*b[1]) - float32(a[1]*b[0]) }
 func length(a mgl32.Vec2) float32   { return float32(math.Sqrt(float64(dot(a, a)))) }
 func dist(a, b mgl32.Vec2) float32  { return length(sub(a, b)) }
 
