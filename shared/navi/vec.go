@@ -17,9 +17,9 @@ func scale(a mgl32.Vec2, s float32) mgl32.Vec2 {
 func madd(p, d mgl32.Vec2, s float32) mgl32.Vec2 {
 	return mgl32.Vec2{p[0] + float32(d[0]*s), p[1] + float32(d[1]*s)}
 }
-func dot(a, b mgl32.Vec2) float32   { return float32(a[0]*b[0]) + float32(a[1]*b[1]) }
-func length(a mgl32.Vec2) float32   { return float32(math.Sqrt(float64(dot(a, a)))) }
-func dist(a, b mgl32.Vec2) float32  { return length(sub(a, b)) }
+func dot(a, b mgl32.Vec2) float32  { return float32(a[0]*b[0]) + float32(a[1]*b[1]) }
+func length(a mgl32.Vec2) float32  { return float32(math.Sqrt(float64(dot(a, a)))) }
+func dist(a, b mgl32.Vec2) float32 { return length(sub(a, b)) }
 
 // xy is a point in scalars: unlike mgl32.Vec2 (an array), the compiler
 // keeps a small struct in registers.
