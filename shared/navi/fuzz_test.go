@@ -53,6 +53,30 @@ func FuzzBuild(f *testing.F) {
 		// merges into it, bending the constraint by up to the tolerance;
 		// clusters of near-parallel edges can cascade a few such bends.
 		checkConstraints(t, g, m, 1e-2)
+		// The same polygons with zones taken from the input (they may cross
+		// polygons, each other and the bounds): the mesh stays valid and
+		// the walkable area stays, but for the documented repair where edges
+		// cross (split points rounded to float32 and merged within 1e-3,
+		// which can bend a polygon's edge slightly).
+		if len(data) >= 3 {
+			gz := g
+			for i := 0; i+2 < len(data) && i < 9; i += 3 {
+				gz.Zones = append(gz.Zones, Circle{mgl32.Vec2{float32(data[i]) / 4, float32(data[i+1]) / 4}, float32(data[i+2]) / 8})
+			}
+			mz, err := Build(gz, nil)
+			if err != nil {
+				if !errors.Is(err, ErrTooComplex) {
+					t.Fatalf("Build with zones %v: %v", gz.Zones, err)
+				}
+			} else {
+				if err := Validate(mz); err != nil {
+					t.Fatalf("Validate with zones %v: %v", gz.Zones, err)
+				}
+				if a, b := mz.SpawnableArea(g.Bounds), m.SpawnableArea(g.Bounds); math.Abs(float64(a-b)) > 1e-3*float64(max(a, b))+0.05 {
+					t.Fatalf("zones %v changed the walkable area: %v → %v", gz.Zones, b, a)
+				}
+			}
+		}
 		// A few queries between points taken from the input.
 		q := NewQuery(m)
 		var p Path
