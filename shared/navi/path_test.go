@@ -416,3 +416,33 @@ func TestPathClearanceRandom(t *testing.T) {
 		t.Errorf("only %d paths checked", total)
 	}
 }
+
+// TestPathMaxPoints: a capped path still ends at its End and has at most
+// MaxPathPoints + 1 points, for point agents and discs.
+func TestPathMaxPoints(t *testing.T) {
+	t.Parallel()
+	m := benchMesh()
+	q := NewQuery(m)
+	var p Path
+	pairs := benchPairs(m, 64, 0.5, 0)
+	capped := 0
+	for _, max := range []int{1, 2, 3, 5} {
+		q.MaxPathPoints = max
+		for _, r := range []float32{0, 0.5} {
+			for _, pr := range pairs {
+				if q.FindPath(pr[0], pr[1], r, &p) != PathComplete {
+					continue
+				}
+				if n := len(p.Points); n > max+1 || n < 2 || p.Points[n-1] != p.End || p.Points[0] != pr[0] {
+					t.Fatalf("MaxPathPoints %d, r %v: %d points %v, end %v", max, r, n, p.Points, p.End)
+				}
+				if len(p.Points) == max+1 {
+					capped++
+				}
+			}
+		}
+	}
+	if capped == 0 {
+		t.Error("no path reached the cap")
+	}
+}

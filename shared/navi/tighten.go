@@ -187,20 +187,22 @@ func (q *Query) intruder(cs []corner, i int, lg leg, r float32) (corner, bool) {
 func (q *Query) emit(cs []corner, r float32, maxPts int, pts []mgl32.Vec2) []mgl32.Vec2 {
 	m := q.m
 	pts = append(pts, mgl32.Vec2{cs[0].p.x, cs[0].p.y})
-	for i := 1; i < len(cs) && len(pts) < maxPts+1; i++ {
+	last := len(cs) - 1
+	// A turn adds at most two points; the last corner always comes.
+	for i := 1; i < last && len(pts)+2 <= maxPts; i++ {
 		k := &cs[i]
 		n0 := len(pts)
-		if k.side == 0 || i == len(cs)-1 {
+		if k.side == 0 {
 			pts = append(pts, mgl32.Vec2{k.p.x, k.p.y})
 		} else {
 			pts = q.mitre(pts, m.centre(k), k.p, float32(r*inflate), k.side, q.legs[i-1], q.legs[i])
 		}
-		if i == len(cs)-1 {
-			break
-		}
 		for j := n0; j < len(pts); j++ {
 			pts[j] = m.fit(k.t, pts[j], k.p, r)
 		}
+	}
+	if last > 0 {
+		pts = append(pts, mgl32.Vec2{cs[last].p.x, cs[last].p.y})
 	}
 	return pts
 }
