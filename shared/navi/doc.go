@@ -14,8 +14,15 @@
 // (rounded to float32). Each constraint edge carries, per side, how many
 // polygons of each Kind it enters; a breadth-first fill from outside the
 // bounds adds these up, so every triangle knows how many walkable, obstacle
-// and hole polygons cover it, and its Flags follow. Point location walks
-// from a grid hint; every walk and search has an explicit bound.
+// and hole polygons cover it, and its Flags follow. Zone circles
+// (Geometry.Zones) become polygons of constraint edges that change no
+// content, so blackout zones can follow them. Point location walks from a
+// grid hint; every walk and search has an explicit bound.
+//
+// Paths are A* over triangles with Demyen's channel widths, then a funnel
+// over portals shrunk by the agent's radius, then legs tangent to discs of
+// that radius around the obstacle vertices the path turns at (tighten.go),
+// so every leg keeps the radius from the walls of its corridor.
 //
 // Determinism: no map iteration affects results, products are rounded
 // explicitly (float32(a*b)+c) so no fused multiply-add changes a result on
