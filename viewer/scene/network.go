@@ -254,6 +254,9 @@ func (n *Network) Update(now time.Duration) error {
 		}
 	}
 	n.serverStats()
+	n.st.NetLatencyMS = float32(n.opt.Net.Latency.Seconds() * 1000)
+	n.st.NetJitterMS = float32(n.opt.Net.Jitter.Seconds() * 1000)
+	n.st.NetBandwidth = n.opt.Net.Bandwidth
 	n.mu.Lock()
 	n.st.RecordedFrom, n.st.Recorded = n.rec.span()
 	n.mu.Unlock()

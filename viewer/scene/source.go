@@ -62,6 +62,11 @@ type Status struct {
 	ServerFrameMaxMS float32 `json:"serverFrameMaxMs"`  // the longest in the graph (30 s)
 	ServerDropped    uint64  `json:"serverDropped"`     // loop frames the server dropped since it started
 	ServerTimed      int     `json:"serverTimedFrames"` // loop frames timed since connecting
+
+	// The simulated network conditions of the connection (SetNet), both ways.
+	NetLatencyMS float32 `json:"netLatency"`
+	NetJitterMS  float32 `json:"netJitter"`
+	NetBandwidth int     `json:"netBandwidth"` // bytes per second (0: unlimited)
 }
 
 // CommandKind says what a Command asks.
