@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/debugdraw/debugdrawtest"
 	"github.com/twinframe/twinframe/shared/replica"
 )
 
@@ -62,7 +63,7 @@ func TestNetworkRecordAndReplay(t *testing.T) {
 	if len(frames) < 10 {
 		t.Fatalf("only %d live frames sampled", len(frames))
 	}
-	moved := 0
+	moved, corridors := 0, 0
 	for i, f := range frames {
 		if err := n.Do(Command{Kind: Seek, Frame: f}); err != nil {
 			t.Fatal(err)
@@ -87,9 +88,22 @@ func TestNetworkRecordAndReplay(t *testing.T) {
 		if i > 0 && live[f][s.AvatarID] != live[frames[0]][s.AvatarID] {
 			moved++
 		}
+		if s.Moving {
+			var r debugdrawtest.Recorder
+			n.Draw(&r, DefaultOverlays|Paths, s.AvatarID)
+			for _, c := range r.Calls {
+				if c.Kind == debugdrawtest.Polygon && c.Color == ColorCorridor {
+					corridors++
+					break
+				}
+			}
+		}
 	}
 	if moved == 0 {
 		t.Error("the avatar is at the same place in every sampled frame: the walk was not recorded")
+	}
+	if corridors == 0 {
+		t.Error("no replayed walking frame drew the selected avatar's path corridor")
 	}
 	// Step goes one recorded frame on; Resume returns to the live state.
 	if err := n.Do(Command{Kind: Seek, Frame: st.RecordedFrom}); err != nil {

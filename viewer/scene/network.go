@@ -448,6 +448,11 @@ func (n *Network) Draw(d debugdraw.Drawer, ov Overlay, selected uint64) {
 	}
 	views := n.shown()
 	for i := range views {
+		if v := &views[i]; v.ID == selected && ov.Has(Paths) {
+			DrawCorridor(d, &v.Server, n.radius(v.Prototype), ov.Has(Labels))
+		}
+	}
+	for i := range views {
 		v := &views[i]
 		if ov.Has(Entities) {
 			n.drawView(d, v, ov, v.ID == selected)
