@@ -42,6 +42,11 @@ func TestSessionsReceiveFrameStats(t *testing.T) {
 		if a.PeriodMicros != uint32(s.cfg.Period/time.Microsecond) {
 			t.Errorf("period %d µs, want %v", a.PeriodMicros, s.cfg.Period)
 		}
+		if size := protocol.SizeMessage(b); size > 256 {
+			t.Errorf("a second of stats takes %d bytes on the wire", size)
+		} else {
+			t.Logf("a second of stats: %d bytes on the wire", size)
+		}
 		// The ring holds 200 frames (10 s): b's frames are still in it.
 		var want []frameclock.Report
 		s.inLoop(t, func() {
