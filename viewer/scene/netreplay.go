@@ -12,10 +12,14 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// MaxRecordedFrames caps the recording of a networked session (5 minutes at 20 Hz):
-// replaying needs it from the login on, so past the cap it stops rather than drops
-// its start.
-const MaxRecordedFrames = 6000
+// Caps on the recording of a networked session: 5 minutes at 20 Hz, and as many
+// messages as 5 minutes with about 40 entities moving in view (tens of MB decoded).
+// Replaying needs the recording from the login on, so past a cap it stops rather
+// than drops its start.
+const (
+	MaxRecordedFrames   = 6000
+	MaxRecordedMessages = 250_000
+)
 
 // netRecording is a networked session as it was received: the messages of every
 // packet from the login on, grouped by the server frame that starts each packet.
@@ -26,6 +30,7 @@ const MaxRecordedFrames = 6000
 type netRecording struct {
 	gen     int // a new connection starts a new recording
 	packets []recPacket
+	msgs    int
 	full    bool
 }
 
@@ -42,7 +47,7 @@ func (r *netRecording) record(m proto.Message) {
 		return // answers and figures: not the world's state
 	}
 	if sf, ok := m.(*pb.NetMessageServerFrame); ok {
-		if len(r.packets) >= MaxRecordedFrames {
+		if len(r.packets) >= MaxRecordedFrames || r.msgs >= MaxRecordedMessages {
 			r.full = true
 			return
 		}
@@ -55,12 +60,13 @@ func (r *netRecording) record(m proto.Message) {
 	}
 	p := &r.packets[len(r.packets)-1]
 	p.msgs = append(p.msgs, m)
+	r.msgs++
 }
 
 // restart starts a new recording (a new connection: a new login, a new session).
 func (r *netRecording) restart() {
 	r.gen++
-	r.packets, r.full = nil, false
+	r.packets, r.msgs, r.full = nil, 0, false
 }
 
 // span returns the first and last recorded server frames.

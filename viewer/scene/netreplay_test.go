@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/debugdraw/debugdrawtest"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
 )
 
@@ -121,5 +122,29 @@ func TestNetworkRecordAndReplay(t *testing.T) {
 	n.Update(time.Since(start))
 	if s := n.Status(); !s.Replaying || s.Frame+5 < s.Recorded {
 		t.Errorf("pause: replaying %v at %d of %d", s.Replaying, s.Frame, s.Recorded)
+	}
+}
+
+// The recording stops at its cap, keeping its start, and restarts with a connection.
+func TestRecordingCap(t *testing.T) {
+	t.Parallel()
+	var r netRecording
+	r.record(&pb.NetMessageLoginResult{PlayerEntityId: 1})
+	for f := uint64(1); f <= MaxRecordedFrames+10; f++ {
+		r.record(&pb.NetMessageServerFrame{Frame: f})
+		r.record(&pb.NetMessageEntityDestroy{IdEntity: f})
+		r.record(&pb.NetMessagePong{}) // not the world's state: not recorded
+	}
+	first, last := r.span()
+	if !r.full || first != 1 || last != MaxRecordedFrames-1 || len(r.packets) != MaxRecordedFrames {
+		t.Errorf("full %v, frames %d–%d in %d packets", r.full, first, last, len(r.packets))
+	}
+	if n := len(r.packets[1].msgs); n != 2 {
+		t.Errorf("frame 1 recorded %d messages, want the frame and the destroy", n)
+	}
+	gen := r.gen
+	r.restart()
+	if r.gen == gen || len(r.packets) != 0 || r.full || r.msgs != 0 {
+		t.Errorf("restart: %+v", r)
 	}
 }

@@ -73,6 +73,7 @@ type Network struct {
 	nextStat   uint64 // the next server loop frame to graph
 	srv        serverTimings
 	replay     *netReplay // non-nil: showing a recorded frame instead of the live state
+	fullGen    int        // the recording whose filling up was logged
 	stats      client.Stats
 	statsAt    time.Duration
 	lastErr    string
@@ -259,7 +260,12 @@ func (n *Network) Update(now time.Duration) error {
 	n.st.NetBandwidth = n.opt.Net.Bandwidth
 	n.mu.Lock()
 	n.st.RecordedFrom, n.st.Recorded = n.rec.span()
+	full, gen := n.rec.full, n.rec.gen
 	n.mu.Unlock()
+	if full && n.fullGen != gen {
+		n.fullGen = gen
+		n.addLog(n.st.Recorded, fmt.Sprintf("recording full at frame %d: replay covers %d–%d", n.st.Recorded, n.st.RecordedFrom, n.st.Recorded))
+	}
 	n.showReplay()
 	if now-n.statsAt >= time.Second {
 		s := n.c.Stats()
