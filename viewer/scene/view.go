@@ -238,7 +238,10 @@ func (v *View) Tick(now time.Duration, in Input, w, h int) error {
 	}
 	v.last = now
 	v.handleInput(in)
-	for _, c := range v.pending {
+	for i, c := range v.pending {
+		if c.Kind == Seek && i+1 < len(v.pending) && v.pending[i+1].Kind == Seek {
+			continue // a scrub bar's run of seeks: only the last one shows (a seek back replays from the start)
+		}
 		if c.Kind == togglePause {
 			c.Kind = Pause
 			if v.src.Status().Paused {
