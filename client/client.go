@@ -70,6 +70,7 @@ type Client struct {
 	loginErr error
 	readyCh  chan struct{}
 	ready    bool
+	frames   frameStatsLog // the server's loop timings (NetMessageServerFrameStats)
 
 	wmu sync.Mutex
 	pkt protocol.Packet
@@ -218,6 +219,9 @@ func (c *Client) receive(msgs []proto.Message) {
 	for _, m := range msgs {
 		if lr, ok := m.(*pb.NetMessageLoginResult); ok && lr.GetErrorCode() != pb.ErrorCode_ERROR_CODE_NONE && c.loginErr == nil {
 			c.loginErr = fmt.Errorf("%w: %v: %s", ErrLoginRefused, lr.GetErrorCode(), lr.GetError())
+		}
+		if fs, ok := m.(*pb.NetMessageServerFrameStats); ok {
+			c.frames.add(fs)
 		}
 	}
 	c.r.Receive(now, msgs...)

@@ -11,12 +11,19 @@
 //
 //	state      connected, mode ("local" | "network"), frame (predicted or sandbox frame),
 //	           serverFrame, entities, avatarId, avatar [x, y], moving, drift (metres, last
-//	           comparison), driftMax, corrections, rtt (ms), paused, recorded (sandbox:
-//	           last recorded frame), error, fps, overlays (names on), overlayNames (all),
+//	           comparison), driftMax, corrections, rtt (ms), paused, recorded (the last
+//	           recorded frame), error, fps, overlays (names on), overlayNames (all),
 //	           selected, following, camera [x, y, pixels per metre], triangles, ticks,
 //	           ready (true once the first update ran)
+//	network    recordedFrom (first recorded server frame), replaying (frame is a
+//	           recorded one), avatarServer [x, y] (authoritative, at serverFrame);
+//	           the server's loop: serverFrameMs and serverLateMs (newest timed frame),
+//	           serverFrameMaxMs (30 s), serverDropped, serverTimedFrames;
+//	           netLatency, netJitter (ms), netBandwidth (bytes/s): the connection's
+//	           simulated conditions; graphs (names of the graphs drawn, top to bottom)
 //	functions  moveTo(x, y), fire(x, y), toggle(name) → on (null: unknown name),
-//	           setOverlay(name, on), pause(), resume(), step(), seek(frame), select(id),
+//	           setOverlay(name, on), pause(), resume(), step(), seek(frame) (replay the
+//	           recording: the sandbox's, or the networked session's), select(id),
 //	           follow(on), inspect() → [{name, value}], log(n) → [{frame, text}],
 //	           worldToScreen(x, y) / screenToWorld(x, y) → {x, y},
 //	           setNetwork({latency, jitter (ms), bandwidth (bytes/s)}) → "" or why not

@@ -54,6 +54,7 @@
 //	73   server→client  NetMessageLiveEditResponse              64 KiB
 //	74   server→client  NetMessageDebugDraw              deity  4 MiB
 //	75   server→client  NetMessageError                         4 KiB
+//	76   server→client  NetMessageServerFrameStats              1 KiB
 //
 // The API follows protowire's verb × noun grid: AppendHeader / ConsumeHeader,
 // AppendMessage / SizeMessage, AppendRawMessage / SizeRawMessage / ConsumeMessage,

@@ -36,6 +36,10 @@ func (d Direction) String() string {
 	return "Direction(" + strconv.Itoa(int(d)) + ")"
 }
 
+// MaxFrameStats is the most frames one NetMessageServerFrameStats may carry: its
+// payload cap leaves room for that many samples at their largest encoding.
+const MaxFrameStats = 64
+
 // MessageInfo is one row of the message table.
 type MessageInfo struct {
 	ID         ID
@@ -86,6 +90,7 @@ var messages = [...]MessageInfo{
 	{73, ServerToClient, false, 64 * kiB, typeOf((*pb.NetMessageLiveEditResponse)(nil))},
 	{74, ServerToClient, true, 4 * miB, typeOf((*pb.NetMessageDebugDraw)(nil))},
 	{75, ServerToClient, false, 4 * kiB, typeOf((*pb.NetMessageError)(nil))},
+	{76, ServerToClient, false, 1 * kiB, typeOf((*pb.NetMessageServerFrameStats)(nil))},
 }
 
 // maxID bounds the dense id index; every id in the table is below it.

@@ -3,6 +3,7 @@ package protocol_test
 import (
 	"bytes"
 	"math"
+	"slices"
 
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
@@ -41,6 +42,8 @@ func samples() []proto.Message {
 			Segments: []*pb.NetStructDebugSegment{{Ax: 0, Ay: 0, Bx: 1, By: 1, Color: 0xff0000ff}},
 			Circles:  []*pb.NetStructDebugCircle{{X: 1, Y: 1, Radius: 0.5, Color: 0x00ff00ff, Filled: true}}},
 		&pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_FLOOD, Text: "too many inputs"},
+		&pb.NetMessageServerFrameStats{Frame: 3380, DurationMicros: []uint32{410, 385, 2210}, LatenessMicros: []uint32{12, 0, 97},
+			DroppedFrames: 2, PeriodMicros: 50_000},
 	}
 }
 
@@ -59,6 +62,8 @@ func maximal() []proto.Message {
 		&pb.NetMessageServerFrame{Frame: u64, LastInputSeq: u32, Paused: true},
 		&pb.NetMessageEntityDestroy{IdEntity: u64},
 		&pb.NetMessagePong{ClientTimeMicros: u64, ClientFrame: u64, ServerFrame: u64},
+		&pb.NetMessageServerFrameStats{Frame: u64, DurationMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats),
+			LatenessMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats), DroppedFrames: u64, PeriodMicros: u32},
 	}
 }
 

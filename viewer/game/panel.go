@@ -14,7 +14,7 @@ import (
 // Panel layout: text lines of lineH pixels; overlay rows start at overlayTop.
 const (
 	lineH      = 16
-	overlayTop = 6 * lineH
+	overlayTop = 7 * lineH
 )
 
 var panelBG = color.RGBA{12, 13, 16, 235}
@@ -52,11 +52,12 @@ func (g *Game) drawPanel(screen *ebiten.Image) {
 		fmt.Sprintf("Twinframe  %s  %s", s.Mode, status),
 		fmt.Sprintf("frame %d/%d  server %d  fps %.0f", s.Frame, s.Recorded, s.ServerFrame, s.FPS),
 		fmt.Sprintf("entities %d  avatar %d  drift %.3f m", s.Entities, s.AvatarID, s.Drift),
+		serverLine(s),
 		"click: move  shift-click: select  right: fire",
 		"drag: pan  wheel: zoom  space: pause  . , : step",
 	}
 	if s.Error != "" {
-		lines[4] = "error: " + s.Error
+		lines[5] = "error: " + s.Error
 	}
 	for i, l := range lines {
 		ebitenutil.DebugPrintAt(screen, l, x, 4+i*lineH)
@@ -92,6 +93,18 @@ func (g *Game) drawPanel(screen *ebiten.Image) {
 		ebitenutil.DebugPrintAt(screen, clip(fmt.Sprintf("%d %s", e.Frame, e.Text), 46), x, y)
 		y += lineH
 	}
+}
+
+// serverLine says whether the view is a replay, and the server loop's timings.
+func serverLine(s scene.Snapshot) string {
+	mode := "live"
+	if s.Replaying {
+		mode = fmt.Sprintf("REPLAY %d-%d", s.RecordedFrom, s.Recorded)
+	}
+	if s.Mode != "network" || s.ServerTimed == 0 {
+		return mode
+	}
+	return fmt.Sprintf("%s  loop %.2f ms late %.2f  dropped %d", mode, s.ServerFrameMS, s.ServerLateMS, s.ServerDropped)
 }
 
 func clip(s string, n int) string {

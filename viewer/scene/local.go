@@ -12,6 +12,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/debugdraw"
 	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"github.com/twinframe/twinframe/shared/world"
 	"github.com/twinframe/twinframe/shared/xdump"
 )
@@ -60,8 +61,9 @@ type Local struct {
 	graphs  []*Series
 	lastErr string
 
-	inspect *world.World // holds one entity row for xdump
-	buf     bytes.Buffer
+	inspect  *world.World // holds one entity row for xdump
+	buf      bytes.Buffer
+	corridor locomotion.State // the selected entity's path, for drawing
 
 	// The recording: the user's commands by the frame they were issued at, snapshots
 	// every KeyframeEvery frames, and the furthest frame reached. The simulation is
@@ -290,8 +292,12 @@ func (l *Local) Bounds() (min, max mgl32.Vec2) {
 	return l.w.Regions[0].Min, l.w.Regions[0].Max
 }
 
-// Draw draws the game.
+// Draw draws the game, and the path corridor of the selected entity.
 func (l *Local) Draw(d debugdraw.Drawer, ov Overlay, selected uint64) {
+	if e := l.g.Entity(sim.EntityID(selected)); e != nil && ov.Has(Paths) {
+		e.LocomotionState(&l.corridor, l.g.Frame())
+		DrawCorridor(d, &l.corridor, e.Radius(), ov.Has(Labels))
+	}
 	l.gd.Draw(d, l.g, ov, uint64(l.avatar), selected)
 }
 

@@ -66,7 +66,14 @@ type Network struct {
 	log        []LogEntry
 	drift, rtt *Series
 	in, out    *Series
+	srvFrame   *Series // the server loop's frame durations
+	srvLate    *Series // and start lateness
 	graphs     []*Series
+	fstats     []client.FrameStat
+	nextStat   uint64 // the next server loop frame to graph
+	srv        serverTimings
+	replay     *netReplay // non-nil: showing a recorded frame instead of the live state
+	fullGen    int        // the recording whose filling up was logged
 	stats      client.Stats
 	statsAt    time.Duration
 	lastErr    string
@@ -80,6 +87,14 @@ type Network struct {
 	xdRows    map[uint64][]Field // the latest dumped row of inspected entities
 	xdAsked   map[uint64]time.Duration
 	xdReq     uint32
+	rec       netRecording // everything received, for replay
+}
+
+// serverTimings are the server loop's figures the status reports.
+type serverTimings struct {
+	frameMS, lateMS float32
+	dropped         uint64
+	timed           int
 }
 
 // XdumpEvery is how often the inspector asks the server for the selected entity's row.
@@ -103,8 +118,11 @@ func NewNetwork(opt NetworkOptions) *Network {
 		rtt:   NewSeries("rtt", "ms", GraphFrames),
 		in:    NewSeries("in", "kB/s", GraphFrames),
 		out:   NewSeries("out", "kB/s", GraphFrames),
+		// One sample per server loop frame: 30 s, as the others.
+		srvFrame: NewSeries("server frame", "ms", GraphFrames),
+		srvLate:  NewSeries("server late", "ms", GraphFrames),
 	}
-	n.graphs = []*Series{n.drift, n.rtt, n.in, n.out}
+	n.graphs = []*Series{n.drift, n.rtt, n.in, n.out, n.srvFrame, n.srvLate}
 	n.st = Status{Mode: "network"}
 	return n
 }
@@ -124,6 +142,9 @@ func (n *Network) dial() {
 	up, down := n.opt.Net, n.opt.Net
 	opt := &client.Options{Name: n.opt.Name, DeityToken: n.opt.DeityToken, Up: &up, Down: &down, OnMessage: n.onMessage}
 	deity := n.opt.DeityToken != ""
+	n.mu.Lock()
+	n.rec.restart() // before the new connection's first message
+	n.mu.Unlock()
 	go func() {
 		defer cancel()
 		c, err := client.Dial(ctx, n.opt.URL, opt)
@@ -158,6 +179,7 @@ func (n *Network) Update(now time.Duration) error {
 		} else {
 			n.c, n.redial, n.lastErr = r.c, MinRedial, ""
 			n.stats, n.statsAt = client.Stats{}, now
+			n.nextStat, n.srv = 0, serverTimings{}
 			n.addLog(0, "connected to "+n.opt.URL)
 		}
 	default:
@@ -171,6 +193,7 @@ func (n *Network) Update(now time.Duration) error {
 	if n.c == nil {
 		n.st.Connected = false
 		n.st.Error = n.lastErr
+		n.showReplay()
 		return nil
 	}
 	select {
@@ -182,6 +205,7 @@ func (n *Network) Update(now time.Duration) error {
 		n.addLog(n.st.ServerFrame, n.lastErr)
 		n.st.Connected, n.st.Error = false, n.lastErr
 		n.nextAt = now + n.redial
+		n.showReplay()
 		return nil
 	default:
 	}
@@ -226,9 +250,23 @@ func (n *Network) Update(now time.Duration) error {
 	for _, v := range n.views {
 		if v.Own {
 			n.st.Avatar = [2]float32{v.Pos[0], v.Pos[1]}
+			n.st.AvatarServer = [2]float32{v.Server.Position[0], v.Server.Position[1]}
 			n.st.Moving = v.Moving
 		}
 	}
+	n.serverStats()
+	n.st.NetLatencyMS = float32(n.opt.Net.Latency.Seconds() * 1000)
+	n.st.NetJitterMS = float32(n.opt.Net.Jitter.Seconds() * 1000)
+	n.st.NetBandwidth = n.opt.Net.Bandwidth
+	n.mu.Lock()
+	n.st.RecordedFrom, n.st.Recorded = n.rec.span()
+	full, gen := n.rec.full, n.rec.gen
+	n.mu.Unlock()
+	if full && n.fullGen != gen {
+		n.fullGen = gen
+		n.addLog(n.st.Recorded, fmt.Sprintf("recording full at frame %d: replay covers %d–%d", n.st.Recorded, n.st.RecordedFrom, n.st.Recorded))
+	}
+	n.showReplay()
 	if now-n.statsAt >= time.Second {
 		s := n.c.Stats()
 		dt := float32((now - n.statsAt).Seconds())
@@ -239,10 +277,53 @@ func (n *Network) Update(now time.Duration) error {
 	return nil
 }
 
+// serverStats graphs the server loop's frames timed since the last call.
+func (n *Network) serverStats() {
+	n.fstats, n.srv.dropped = n.c.ServerFrameStats(n.fstats[:0], n.nextStat)
+	for _, f := range n.fstats {
+		n.srvFrame.Add(float32(f.Duration.Seconds() * 1000))
+		n.srvLate.Add(float32(f.Lateness.Seconds() * 1000))
+		n.nextStat = f.Frame + 1
+		n.srv.timed++
+	}
+	if len(n.fstats) > 0 {
+		n.srv.frameMS, n.srv.lateMS = n.srvFrame.Last(), n.srvLate.Last()
+	}
+	n.st.ServerFrameMS, n.st.ServerLateMS, n.st.ServerFrameMaxMS = n.srv.frameMS, n.srv.lateMS, n.srvFrame.Max()
+	n.st.ServerDropped, n.st.ServerTimed = n.srv.dropped, n.srv.timed
+}
+
+// showReplay puts the replayed frame in the status while replaying.
+func (n *Network) showReplay() {
+	if n.replay != nil {
+		n.st = n.replayStatus(n.st)
+	}
+}
+
+// shown returns the entities on screen: the replayed frame's or the live ones.
+func (n *Network) shown() []replica.View {
+	if n.replay != nil {
+		return n.replay.views
+	}
+	return n.views
+}
+
+// withReplica runs fn with the replica on screen: the replay's, or the live client's
+// under its lock. It does nothing before there is one.
+func (n *Network) withReplica(fn func(r *replica.Replica)) {
+	switch {
+	case n.replay != nil:
+		fn(n.replay.rep)
+	case n.c != nil:
+		n.c.With(fn)
+	}
+}
+
 // onMessage runs on the client's reader goroutine.
 func (n *Network) onMessage(m proto.Message) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.rec.record(m)
 	switch m := m.(type) {
 	case *pb.NetMessageDebugDraw:
 		n.serverDD = m
@@ -331,10 +412,10 @@ func (n *Network) Bounds() (min, max mgl32.Vec2) {
 // the client shows them (interpolated, the own avatar predicted), and the prediction
 // overlay: predicted against authoritative avatar with the error vector.
 func (n *Network) Draw(d debugdraw.Drawer, ov Overlay, selected uint64) {
-	if n.c == nil || n.gd == nil {
+	if n.gd == nil {
 		return
 	}
-	n.c.With(func(r *replica.Replica) {
+	n.withReplica(func(r *replica.Replica) {
 		g := r.Game()
 		if g == nil {
 			return
@@ -362,13 +443,23 @@ func (n *Network) Draw(d debugdraw.Drawer, ov Overlay, selected uint64) {
 	})
 	if ov.Has(Sweeps) {
 		n.mu.Lock()
-		if n.serverDD != nil {
-			protocol.ReplayDraw(d, n.serverDD) // the server's sweeps and contacts (deity)
+		dd := n.serverDD
+		if n.replay != nil {
+			dd = n.replay.draw
+		}
+		if dd != nil {
+			protocol.ReplayDraw(d, dd) // the server's sweeps and contacts (deity)
 		}
 		n.mu.Unlock()
 	}
-	for i := range n.views {
-		v := &n.views[i]
+	views := n.shown()
+	for i := range views {
+		if v := &views[i]; v.ID == selected && ov.Has(Paths) {
+			DrawCorridor(d, &v.Server, n.radius(v.Prototype), ov.Has(Labels))
+		}
+	}
+	for i := range views {
+		v := &views[i]
 		if ov.Has(Entities) {
 			n.drawView(d, v, ov, v.ID == selected)
 		}
@@ -404,7 +495,7 @@ type protoRadius struct {
 
 func (n *Network) protoRadii() []protoRadius {
 	if n.gd.radii == nil {
-		n.c.With(func(r *replica.Replica) {
+		n.withReplica(func(r *replica.Replica) {
 			if w := r.World(); w != nil {
 				for _, p := range w.Prototypes {
 					n.gd.radii = append(n.gd.radii, protoRadius{p.ID, p.Radius})
@@ -451,6 +542,12 @@ func (n *Network) drawView(d debugdraw.Drawer, v *replica.View, ov Overlay, sele
 // Do sends a command to the server: moves and shots as the player; pause, step and
 // resume as the deity (the server refuses them otherwise).
 func (n *Network) Do(c Command) error {
+	if done, err := n.doReplay(c); done {
+		if err != nil {
+			n.addLog(n.st.ServerFrame, err.Error())
+		}
+		return err
+	}
 	if n.c == nil {
 		return fmt.Errorf("scene: not connected to %s", n.opt.URL)
 	}
@@ -477,6 +574,34 @@ func (n *Network) Do(c Command) error {
 	return err
 }
 
+// doReplay runs the commands that act on the recording: Seek replays a recorded
+// frame; while replaying, Step shows the next one and Resume goes back to the live
+// state. A player's Pause or Step freezes the view at the newest frame (only a
+// deity pauses and steps the server). Moves and shots go back to the live state and then to the server.
+func (n *Network) doReplay(c Command) (done bool, err error) {
+	deity := n.opt.DeityToken != ""
+	switch {
+	case c.Kind == Seek:
+		return true, n.seek(c.Frame)
+	case c.Kind == Step && n.replay != nil:
+		return true, n.stepReplay()
+	case c.Kind == Resume && n.replay != nil:
+		n.replay = nil
+		n.addLog(n.st.ServerFrame, "live")
+		return true, nil
+	case (c.Kind == Pause || c.Kind == Step) && !deity:
+		if n.replay == nil {
+			return true, n.seek(math.MaxUint64)
+		}
+		return true, nil
+	case c.Kind == Resume && !deity:
+		return true, nil // live already; the server would refuse a player's resume
+	case c.Kind == MoveTo || c.Kind == Fire || c.Kind == Stop:
+		n.replay = nil
+	}
+	return false, nil
+}
+
 // SetNet changes the simulated network conditions of the connection (both ways) and of
 // later connections.
 func (n *Network) SetNet(c netsim.Conditions) error {
@@ -495,7 +620,7 @@ func (n *Network) SetNet(c netsim.Conditions) error {
 func (n *Network) Pick(p mgl32.Vec2) uint64 {
 	var best uint64
 	bestD := float32(math.Inf(1))
-	for _, v := range n.views {
+	for _, v := range n.shown() {
 		if d := v.Pos.Sub(p).Len(); d <= n.radius(v.Prototype)+0.5 && d < bestD {
 			best, bestD = v.ID, d
 		}
@@ -508,11 +633,14 @@ func (n *Network) Pick(p mgl32.Vec2) uint64 {
 // its row of the server's entity table (xdump, refreshed every XdumpEvery; deity fields
 // when logged in as the deity).
 func (n *Network) Inspect(id uint64) []Field {
-	for _, v := range n.views {
+	for _, v := range n.shown() {
 		if v.ID != id {
 			continue
 		}
-		xd := n.askXdump(id)
+		var xd []Field
+		if n.replay == nil {
+			xd = n.askXdump(id) // the live row: not the replayed frame's
+		}
 		s := v.Server
 		f := []Field{
 			{"id", strconv.FormatUint(v.ID, 10)},
@@ -531,7 +659,7 @@ func (n *Network) Inspect(id uint64) []Field {
 			{"server speed", ftoa(s.Speed)},
 			{"server path", fmt.Sprintf("%d nodes, goal %d", len(s.Path), s.Goal)},
 		}
-		if v.Own && n.c != nil {
+		if v.Own && n.c != nil && n.replay == nil {
 			n.c.With(func(r *replica.Replica) {
 				d := r.Drift()
 				f = append(f,
@@ -553,7 +681,8 @@ func (n *Network) Inspect(id uint64) []Field {
 // Log returns connection events, corrections and power results, oldest first.
 func (n *Network) Log() []LogEntry { return n.log }
 
-// Graphs returns drift, RTT and bytes per second in and out.
+// Graphs returns drift, RTT, bytes per second in and out, and the server loop's frame
+// durations and lateness.
 func (n *Network) Graphs() []*Series { return n.graphs }
 
 // Close closes the connection and stops dialling.

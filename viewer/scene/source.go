@@ -48,8 +48,25 @@ type Status struct {
 	Corrections int        `json:"corrections"` // prediction rewinds since connecting
 	RTT         float32    `json:"rtt"`         // milliseconds
 	Paused      bool       `json:"paused"`
-	Recorded    uint64     `json:"recorded"` // the furthest recorded frame (sandbox: seek up to it)
+	Recorded    uint64     `json:"recorded"` // the furthest recorded frame (seek up to it)
 	Error       string     `json:"error"`
+
+	// Replay of a networked session (the sandbox replays from frame 0 and leaves these zero).
+	RecordedFrom uint64     `json:"recordedFrom"` // the first recorded server frame
+	Replaying    bool       `json:"replaying"`    // Frame is a recorded server frame, not the live one
+	AvatarServer [2]float32 `json:"avatarServer"` // the avatar's authoritative position at ServerFrame
+
+	// The server's frame loop (NetMessageServerFrameStats), networked mode.
+	ServerFrameMS    float32 `json:"serverFrameMs"`     // the newest timed loop frame's duration
+	ServerLateMS     float32 `json:"serverLateMs"`      // and how late it started
+	ServerFrameMaxMS float32 `json:"serverFrameMaxMs"`  // the longest in the graph (30 s)
+	ServerDropped    uint64  `json:"serverDropped"`     // loop frames the server dropped since it started
+	ServerTimed      int     `json:"serverTimedFrames"` // loop frames timed since connecting
+
+	// The simulated network conditions of the connection (SetNet), both ways.
+	NetLatencyMS float32 `json:"netLatency"`
+	NetJitterMS  float32 `json:"netJitter"`
+	NetBandwidth int     `json:"netBandwidth"` // bytes per second (0: unlimited)
 }
 
 // CommandKind says what a Command asks.
@@ -63,7 +80,7 @@ const (
 	Pause                         // stop the frame clock
 	Resume                        // restart the frame clock
 	Step                          // run one frame (while paused)
-	Seek                          // replay the recording to Frame (sandbox)
+	Seek                          // replay the recording to Frame
 )
 
 // Command is a user's request to a source.

@@ -51,7 +51,8 @@ type Snapshot struct {
 	Follow    bool       `json:"following"`
 	Camera    [3]float32 `json:"camera"` // centre x, y and zoom (pixels per metre)
 	Triangles int        `json:"triangles"`
-	Ticks     uint64     `json:"ticks"` // frames drawn
+	Ticks     uint64     `json:"ticks"`  // frames drawn
+	Graphs    []string   `json:"graphs"` // the graphs drawn (with the graphs overlay), top to bottom
 }
 
 // View is a Source seen through a camera with overlays, a selection and graphs. Its
@@ -69,6 +70,7 @@ type View struct {
 	snap     Snapshot
 	fields   []Field
 	frameMS  *Series
+	graphs   []string // names of the graphs, top to bottom
 	last     time.Duration
 
 	press        [2]float32 // where the left button went down
@@ -192,6 +194,7 @@ func (v *View) Snapshot() Snapshot {
 	defer v.mu.Unlock()
 	s := v.snap
 	s.Overlays = append([]string(nil), s.Overlays...)
+	s.Graphs = append([]string(nil), s.Graphs...)
 	return s
 }
 
@@ -235,7 +238,10 @@ func (v *View) Tick(now time.Duration, in Input, w, h int) error {
 	}
 	v.last = now
 	v.handleInput(in)
-	for _, c := range v.pending {
+	for i, c := range v.pending {
+		if c.Kind == Seek && i+1 < len(v.pending) && v.pending[i+1].Kind == Seek {
+			continue // a scrub bar's run of seeks: only the last one shows (a seek back replays from the start)
+		}
 		if c.Kind == togglePause {
 			c.Kind = Pause
 			if v.src.Status().Paused {
@@ -261,12 +267,23 @@ func (v *View) Tick(now time.Duration, in Input, w, h int) error {
 	v.snap = Snapshot{
 		Status: st, FPS: in.FPS, Overlays: v.overlayNames(), Selected: v.selected, Follow: v.follow,
 		Camera: [3]float32{v.cam.Center[0], v.cam.Center[1], v.cam.Zoom}, Triangles: v.snap.Triangles,
-		Ticks: v.snap.Ticks,
+		Ticks: v.snap.Ticks, Graphs: v.graphNames(),
 	}
 	if err != nil {
 		v.snap.Error = err.Error()
 	}
 	return nil
+}
+
+// graphNames returns the names of the graphs Build draws, top to bottom (the
+// source's graphs are fixed, so they are listed once).
+func (v *View) graphNames() []string {
+	if v.graphs == nil {
+		for _, s := range append(v.src.Graphs(), v.frameMS) {
+			v.graphs = append([]string{s.Name}, v.graphs...)
+		}
+	}
+	return v.graphs
 }
 
 func (v *View) handleInput(in Input) {

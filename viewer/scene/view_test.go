@@ -152,3 +152,37 @@ func abs32(f float32) float32 {
 	}
 	return f
 }
+
+// seekCounter records the seeks that reach its source.
+type seekCounter struct {
+	Source
+	seeks []uint64
+}
+
+func (s *seekCounter) Do(c Command) error {
+	if c.Kind == Seek {
+		s.seeks = append(s.seeks, c.Frame)
+	}
+	return s.Source.Do(c)
+}
+
+// Of a run of seeks queued between two frames (a dragged scrub bar) only the last
+// reaches the source; the order with other commands is kept.
+func TestViewCoalescesSeeks(t *testing.T) {
+	src := &seekCounter{Source: newLocal(t)}
+	v := NewView(src)
+	var now time.Duration
+	ticks(v, &now, 30, Input{})
+	v.Seek(5)
+	v.Seek(9)
+	v.Do(Pause)
+	v.Seek(3)
+	v.Seek(4)
+	ticks(v, &now, 1, Input{})
+	if len(src.seeks) != 2 || src.seeks[0] != 9 || src.seeks[1] != 4 {
+		t.Errorf("seeks reaching the source: %v, want [9 4]", src.seeks)
+	}
+	if st := v.Snapshot(); st.Frame != 4 || !st.Paused {
+		t.Errorf("after the seeks: frame %d, paused %v", st.Frame, st.Paused)
+	}
+}

@@ -75,9 +75,9 @@
     $("b-pause").onclick = () => tf.pause();
     $("b-step").onclick = () => tf.step();
     $("b-back").onclick = () => tf.seek(Math.max(tf.frame - 1, 0));
-    // The scrub bar replays the sandbox's recording (the simulation is deterministic).
+    // The scrub bar replays the recording: the sandbox's inputs (the simulation is
+    // deterministic) or, connected, the stream received from the server.
     $("scrub").addEventListener("input", () => tf.seek(+$("scrub").value));
-    if (tf.mode !== "local") $("scrub-box").hidden = true;
     $("b-resume").onclick = () => tf.resume();
     $("b-follow").onclick = () => tf.follow(!tf.following);
     for (const id of ["n-latency", "n-jitter", "n-bandwidth"]) {
@@ -102,14 +102,17 @@
     if (!built) buildOverlays(tf);
     $("conn").textContent = tf.connected ? (tf.mode === "local" ? "sandbox" : "connected") : "disconnected";
     $("conn").className = "badge " + (tf.connected ? "on" : "off");
-    $("s-mode").textContent = tf.mode + (tf.paused ? " (paused)" : "");
+    $("s-mode").textContent = tf.mode + (tf.replaying ? " (replay)" : tf.paused ? " (paused)" : "");
     $("s-frame").textContent = tf.frame;
     $("s-server").textContent = tf.serverFrame;
     $("s-entities").textContent = tf.entities;
     $("s-avatar").textContent = tf.avatarId ? `${tf.avatarId} at (${tf.avatar[0].toFixed(1)}, ${tf.avatar[1].toFixed(1)})` : "–";
     $("s-drift").textContent = tf.drift.toFixed(3) + " m";
     $("s-fps").textContent = tf.fps.toFixed(0);
+    $("s-loop").textContent = tf.mode === "network" && tf.serverTimedFrames > 0 ?
+      `${tf.serverFrameMs.toFixed(2)} ms, late ${tf.serverLateMs.toFixed(2)} ms, ${tf.serverDropped} dropped` : "–";
     const scrub = $("scrub");
+    scrub.min = tf.recordedFrom || 0;
     scrub.max = tf.recorded;
     if (document.activeElement !== scrub) scrub.value = tf.frame;
     $("scrub-out").textContent = `${tf.frame} / ${tf.recorded}`;

@@ -162,6 +162,7 @@ type Server struct {
 	lost      []world.Lost
 	lastSave  time.Duration
 	timings   timingRing
+	stats     frameStats
 	scratch   locomotion.State
 	pk        protocol.Packet
 	replFrame uint64 // the game frame replicated last
@@ -346,7 +347,8 @@ func (s *Server) frame(uint64) error {
 		}
 		stepped = true
 	}
-	// 6. Replication.
+	// 6. Replication (with the loop's timings once a second).
+	s.queueFrameStats()
 	s.replicate(stepped)
 	if now := s.cfg.Clock.Now(); now-s.lastSave >= s.cfg.SaveEvery {
 		s.lastSave = now

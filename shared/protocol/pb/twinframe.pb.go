@@ -1821,6 +1821,87 @@ func (x *NetMessageDebugDraw) GetTexts() []*NetStructDebugText {
 	return nil
 }
 
+// The server's frame loop timings, about once a second to every session: the
+// duration and start lateness of each loop frame since the last one (oldest
+// first; loop frames count real-time ticks, so they run on while the region is
+// paused), and the frames dropped so far. The same figures are on /status and
+// /metrics, so a player may see them.
+type NetMessageServerFrameStats struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Frame          uint64                 `protobuf:"varint,1,opt,name=frame,proto3" json:"frame,omitempty"`                          // loop frame of the first sample
+	DurationMicros []uint32               `protobuf:"varint,2,rep,packed,name=durationMicros,proto3" json:"durationMicros,omitempty"` // how long each frame took
+	LatenessMicros []uint32               `protobuf:"varint,3,rep,packed,name=latenessMicros,proto3" json:"latenessMicros,omitempty"` // how late each frame started
+	DroppedFrames  uint64                 `protobuf:"varint,4,opt,name=droppedFrames,proto3" json:"droppedFrames,omitempty"`          // frames dropped since the server started
+	PeriodMicros   uint32                 `protobuf:"varint,5,opt,name=periodMicros,proto3" json:"periodMicros,omitempty"`            // the frame budget
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *NetMessageServerFrameStats) Reset() {
+	*x = NetMessageServerFrameStats{}
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetMessageServerFrameStats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetMessageServerFrameStats) ProtoMessage() {}
+
+func (x *NetMessageServerFrameStats) ProtoReflect() protoreflect.Message {
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetMessageServerFrameStats.ProtoReflect.Descriptor instead.
+func (*NetMessageServerFrameStats) Descriptor() ([]byte, []int) {
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *NetMessageServerFrameStats) GetFrame() uint64 {
+	if x != nil {
+		return x.Frame
+	}
+	return 0
+}
+
+func (x *NetMessageServerFrameStats) GetDurationMicros() []uint32 {
+	if x != nil {
+		return x.DurationMicros
+	}
+	return nil
+}
+
+func (x *NetMessageServerFrameStats) GetLatenessMicros() []uint32 {
+	if x != nil {
+		return x.LatenessMicros
+	}
+	return nil
+}
+
+func (x *NetMessageServerFrameStats) GetDroppedFrames() uint64 {
+	if x != nil {
+		return x.DroppedFrames
+	}
+	return 0
+}
+
+func (x *NetMessageServerFrameStats) GetPeriodMicros() uint32 {
+	if x != nil {
+		return x.PeriodMicros
+	}
+	return 0
+}
+
 // An error; a fatal one is followed by the connection closing.
 type NetMessageError struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1833,7 +1914,7 @@ type NetMessageError struct {
 
 func (x *NetMessageError) Reset() {
 	*x = NetMessageError{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1845,7 +1926,7 @@ func (x *NetMessageError) String() string {
 func (*NetMessageError) ProtoMessage() {}
 
 func (x *NetMessageError) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1858,7 +1939,7 @@ func (x *NetMessageError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageError.ProtoReflect.Descriptor instead.
 func (*NetMessageError) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{26}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *NetMessageError) GetCode() ErrorCode {
@@ -1997,7 +2078,13 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\acircles\x18\x03 \x03(\v2(.twinframe.protocol.NetStructDebugCircleR\acircles\x12?\n" +
 	"\x06points\x18\x04 \x03(\v2'.twinframe.protocol.NetStructDebugPointR\x06points\x12E\n" +
 	"\bpolygons\x18\x05 \x03(\v2).twinframe.protocol.NetStructDebugPolygonR\bpolygons\x12<\n" +
-	"\x05texts\x18\x06 \x03(\v2&.twinframe.protocol.NetStructDebugTextR\x05texts\"v\n" +
+	"\x05texts\x18\x06 \x03(\v2&.twinframe.protocol.NetStructDebugTextR\x05texts\"\xcc\x01\n" +
+	"\x1aNetMessageServerFrameStats\x12\x14\n" +
+	"\x05frame\x18\x01 \x01(\x04R\x05frame\x12&\n" +
+	"\x0edurationMicros\x18\x02 \x03(\rR\x0edurationMicros\x12&\n" +
+	"\x0elatenessMicros\x18\x03 \x03(\rR\x0elatenessMicros\x12$\n" +
+	"\rdroppedFrames\x18\x04 \x01(\x04R\rdroppedFrames\x12\"\n" +
+	"\fperiodMicros\x18\x05 \x01(\rR\fperiodMicros\"v\n" +
 	"\x0fNetMessageError\x121\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x1d.twinframe.protocol.ErrorCodeR\x04code\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1c\n" +
@@ -2043,7 +2130,7 @@ func file_shared_protocol_pb_twinframe_proto_rawDescGZIP() []byte {
 }
 
 var file_shared_protocol_pb_twinframe_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_shared_protocol_pb_twinframe_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_shared_protocol_pb_twinframe_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_shared_protocol_pb_twinframe_proto_goTypes = []any{
 	(Role)(0),                               // 0: twinframe.protocol.Role
 	(ErrorCode)(0),                          // 1: twinframe.protocol.ErrorCode
@@ -2074,7 +2161,8 @@ var file_shared_protocol_pb_twinframe_proto_goTypes = []any{
 	(*NetMessageXDumpResponse)(nil),         // 26: twinframe.protocol.NetMessageXDumpResponse
 	(*NetMessageLiveEditResponse)(nil),      // 27: twinframe.protocol.NetMessageLiveEditResponse
 	(*NetMessageDebugDraw)(nil),             // 28: twinframe.protocol.NetMessageDebugDraw
-	(*NetMessageError)(nil),                 // 29: twinframe.protocol.NetMessageError
+	(*NetMessageServerFrameStats)(nil),      // 29: twinframe.protocol.NetMessageServerFrameStats
+	(*NetMessageError)(nil),                 // 30: twinframe.protocol.NetMessageError
 }
 var file_shared_protocol_pb_twinframe_proto_depIdxs = []int32{
 	3,  // 0: twinframe.protocol.NetMessageMoveTo.target:type_name -> twinframe.protocol.NetStructPoint3
@@ -2109,7 +2197,7 @@ func file_shared_protocol_pb_twinframe_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_shared_protocol_pb_twinframe_proto_rawDesc), len(file_shared_protocol_pb_twinframe_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   27,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
