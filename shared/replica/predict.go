@@ -50,6 +50,7 @@ type predictor struct {
 
 	packer   *archive.Archive
 	unpacker *archive.Archive
+	rewind   locomotion.State // what correct rewinds to
 	doomed   []sim.EntityID
 }
 
@@ -386,7 +387,8 @@ func (r *Replica) correct(own *entity, s *DriftSample) {
 	f := r.frame
 	before, beforeYaw, _ := p.pos(p.frame)
 	newest := p.frame
-	if err := p.set(&own.state); err != nil {
+	rewindTo(&p.rewind, &p.at(f).st, &own.state)
+	if err := p.game.SetLocomotion(p.local, &p.rewind); err != nil {
 		r.fail(nil, own.id, ErrBadArchive, err.Error())
 		return
 	}
@@ -406,4 +408,64 @@ func (r *Replica) correct(own *entity, s *DriftSample) {
 	}
 	p.offset = p.offset.Add(d)
 	p.yawOff = wrapAngle(p.yawOff + wrapAngle(beforeYaw-afterYaw))
+}
+
+// rewindTo fills dst with the state a correction rewinds to: the server's state for
+// the frame, except that each value whose prediction quantizes to what the server
+// sent keeps the prediction's exact value. The wire carries the avatar on a grid
+// (1/8 m, 1/64 rad); the server simulates off it. Rewinding a correct prediction's
+// values onto the grid would start the replay up to a quantum away from the server,
+// and at a wall, a path corner or a stop a quantum decides where the avatar goes and
+// which way it faces (an avatar jittering against a wall vertex reverses its yaw
+// every frame: the replay from the grid ran in the opposite phase, ≈ π off).
+func rewindTo(dst, pred, auth *locomotion.State) {
+	path := dst.Path[:0]
+	*dst = *auth
+	dst.Path = append(path, auth.Path...)
+	for k := range 3 {
+		dst.Position[k] = keep(pred.Position[k], auth.Position[k], locomotion.PositionPrecision)
+	}
+	dst.Yaw = keep(pred.Yaw, auth.Yaw, locomotion.YawPrecision)
+	dst.Speed = keep(pred.Speed, auth.Speed, locomotion.SpeedPrecision)
+	if len(pred.Path) != len(auth.Path) {
+		return
+	}
+	for i := range dst.Path {
+		for k := range 3 {
+			dst.Path[i].Point[k] = keep(pred.Path[i].Point[k], auth.Path[i].Point[k], locomotion.PositionPrecision)
+		}
+	}
+}
+
+// keep returns the value nearest pred that quantizes at precision p to what auth
+// quantizes to: pred itself when it does (the server's exact value may be pred),
+// else the nearest edge of auth's quantization cell (the server's value is in the
+// cell; the edge is the best guess that stays consistent with the prediction).
+func keep(pred, auth float32, p int) float32 {
+	k := archive.FixedFromFloat(auth, p)
+	if archive.FixedFromFloat(pred, p) == k || !finite(pred) {
+		if finite(pred) {
+			return pred
+		}
+		return auth
+	}
+	// FixedFromFloat truncates toward zero: the cell of k > 0 is [k, k+1) units,
+	// of k < 0 (k-1, k], of 0 (-1, 1).
+	scale := float64(int64(1) << p)
+	lo, hi := float64(k)/scale, float64(k+1)/scale
+	switch {
+	case k < 0:
+		lo, hi = float64(k-1)/scale, float64(k)/scale
+	case k == 0:
+		lo = -1 / scale
+	}
+	v := float32(min(max(float64(pred), lo), hi))
+	q := float32(float64(k) / scale) // on the grid: quantizes to k
+	for i := 0; archive.FixedFromFloat(v, p) != k; i++ {
+		if i == 4 {
+			return q
+		}
+		v = float32(math.Nextafter32(v, q))
+	}
+	return v
 }
