@@ -10,6 +10,7 @@ import (
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
+	"github.com/twinframe/twinframe/shared/world"
 )
 
 // input is one command of the player, kept until the server acknowledges it.
@@ -51,6 +52,8 @@ type predictor struct {
 	packer   *archive.Archive
 	unpacker *archive.Archive
 	rewind   locomotion.State // what correct rewinds to
+	blockers []blocker        // remote entities standing in the game, ascending server id
+	scratch  []blocker
 	doomed   []sim.EntityID
 }
 
@@ -70,6 +73,7 @@ func (p *predictor) drop() {
 	if p.local != 0 && p.game != nil {
 		_ = p.game.Destroy(p.local) // the avatar may already be gone; nothing to undo
 	}
+	p.syncBlockers(nil, 0)
 	g := p.game
 	p.reset(g)
 }
@@ -222,6 +226,9 @@ func (r *Replica) Advance(now time.Duration) int {
 	}
 	// Never run further ahead of the newest server frame than the ring can reconcile.
 	limit := r.frame + uint64(len(p.ring)) - 2
+	if p.frame < target && p.frame < limit {
+		p.syncBlockers(r.ents, r.player)
+	}
 	n := 0
 	for p.frame < target && p.frame < limit && n < r.opt.MaxCatchUp {
 		p.step()
@@ -394,6 +401,7 @@ func (r *Replica) correct(own *entity, s *DriftSample) {
 	}
 	p.frame = f
 	p.record(f)
+	p.syncBlockers(r.ents, r.player)
 	for p.frame < newest {
 		p.step()
 		s.Replayed++
@@ -437,35 +445,88 @@ func rewindTo(dst, pred, auth *locomotion.State) {
 	}
 }
 
-// keep returns the value nearest pred that quantizes at precision p to what auth
-// quantizes to: pred itself when it does (the server's exact value may be pred),
-// else the nearest edge of auth's quantization cell (the server's value is in the
-// cell; the edge is the best guess that stays consistent with the prediction).
+// keep returns pred when it quantizes to auth at precision p (the server's exact
+// value may be pred), else auth: on the grid, where spawn points, stops at a
+// configured point and the quantized state the client started from are exact.
 func keep(pred, auth float32, p int) float32 {
-	k := archive.FixedFromFloat(auth, p)
-	if archive.FixedFromFloat(pred, p) == k || !finite(pred) {
-		if finite(pred) {
-			return pred
+	if archive.FixedFromFloat(pred, p) == archive.FixedFromFloat(auth, p) {
+		return pred
+	}
+	return auth
+}
+
+// blocker is a remote entity standing in the prediction game.
+type blocker struct {
+	server uint64
+	local  sim.EntityID
+}
+
+// blockerRange is how far from the avatar remote entities stand in the prediction
+// game: farther than the avatar and a remote entity can close in the frames
+// prediction runs ahead (6 m/s and 2.5 m/s for 8 frames is 3.4 m, plus radii).
+const blockerRange = 8
+
+// syncBlockers puts the remote entities that can block the avatar (blocking,
+// not static: the world's props are in the game already; not projectiles) within
+// blockerRange into the prediction game, where the server last said they are,
+// standing still: at zero latency a bump into a resting NPC or avatar is then
+// predicted to within the wire's quantization, where the avatar used to walk
+// through it and be corrected. A moving one is where it was at the newest
+// server frame, a frame or a few behind where the server has it; still a better
+// guess than nowhere. ents must be ascending by id (nil removes every blocker).
+func (p *predictor) syncBlockers(ents []*entity, self uint64) {
+	if p.game == nil {
+		p.blockers = p.blockers[:0]
+		return
+	}
+	own := p.game.Entity(p.local)
+	next := p.scratch[:0]
+	old := p.blockers
+	for _, e := range ents {
+		for len(old) > 0 && old[0].server < e.id {
+			_ = p.game.Destroy(old[0].local) // gone from the replica
+			old = old[1:]
 		}
-		return auth
-	}
-	// FixedFromFloat truncates toward zero: the cell of k > 0 is [k, k+1) units,
-	// of k < 0 (k-1, k], of 0 (-1, 1).
-	scale := float64(int64(1) << p)
-	lo, hi := float64(k)/scale, float64(k+1)/scale
-	switch {
-	case k < 0:
-		lo, hi = float64(k-1)/scale, float64(k)/scale
-	case k == 0:
-		lo = -1 / scale
-	}
-	v := float32(min(max(float64(pred), lo), hi))
-	q := float32(float64(k) / scale) // on the grid: quantizes to k
-	for i := 0; archive.FixedFromFloat(v, p) != k; i++ {
-		if i == 4 {
-			return q
+		var b blocker
+		if len(old) > 0 && old[0].server == e.id {
+			b, old = old[0], old[1:]
 		}
-		v = float32(math.Nextafter32(v, q))
+		pos := mgl32.Vec2{e.state.Position[0], e.state.Position[1]}
+		if own == nil || e.id == self || e.projectile || !p.blocks(e.proto) || pos.Sub(own.Pos()).Len() > blockerRange {
+			if b.local != 0 {
+				_ = p.game.Destroy(b.local)
+			}
+			continue
+		}
+		if b.local == 0 {
+			id, err := p.game.Spawn(e.proto, e.region, pos, e.state.Yaw)
+			if err != nil {
+				continue // no room where the server has it: the avatar cannot get there either
+			}
+			_ = p.game.SetSpeed(id, 0) // it must not wander off in the prediction
+			b = blocker{server: e.id, local: id}
+		}
+		st := locomotion.State{Position: e.state.Position, Yaw: e.state.Yaw}
+		if err := p.game.SetLocomotion(b.local, &st); err != nil {
+			_ = p.game.Destroy(b.local)
+			continue
+		}
+		next = append(next, b)
 	}
-	return v
+	for _, b := range old {
+		_ = p.game.Destroy(b.local)
+	}
+	p.scratch, p.blockers = p.blockers[:0], next
+}
+
+// blocks reports whether entities of prototype proto can stop the avatar and are
+// not in the prediction game already.
+func (p *predictor) blocks(proto int32) bool {
+	w := p.game.World()
+	for i := range w.Prototypes {
+		if pr := &w.Prototypes[i]; pr.ID == proto {
+			return pr.Collision == world.Blocking && pr.Flags&world.FlagStatic == 0
+		}
+	}
+	return false
 }
