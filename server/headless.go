@@ -70,7 +70,6 @@ type headlessConfig struct {
 	driftBound   float32 // metres; negative: the default for the conditions
 	aoiRemove    float32 // the remove radius the AOI check holds the server to (0: the server's)
 	aoiRefresh   int     // the server's AOIRefresh (0: its default)
-	invEvery     int     // frames between invariant checks
 	spiral       int     // frames a backlog may last before it is a death spiral
 	timeout      time.Duration
 	verbose      bool
@@ -90,7 +89,6 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 	bound := fl.Float64("drift-bound", -1, "prediction error bound in `metres` (default 1 without added latency, 4 with)")
 	aoi := fl.Float64("check-aoi-remove", 0, "hold the server to this AOI remove `radius` (default: the one it uses; smaller makes the check fail, for testing it)")
 	fl.IntVar(&cfg.aoiRefresh, "aoi-refresh", 0, "the server's AOI refresh period in `frames` (default: the server's); 1 recomputes every view every frame")
-	fl.IntVar(&cfg.invEvery, "invariants-every", 50, "check the simulation invariants every `frames` frames (each check dumps and rebuilds the world: about 25 ms)")
 	fl.IntVar(&cfg.spiral, "spiral-frames", 20, "`frames` in a row a frame may start a full period late before it is a death spiral")
 	fl.DurationVar(&cfg.timeout, "timeout", 20*time.Second, "longest wait for the server or a client before the run fails")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
@@ -109,8 +107,8 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "server: headless: unexpected argument %q\n%s\n", fl.Arg(0), headlessUsage)
 		return 2
 	}
-	if cfg.frames <= 0 || cfg.bots <= 0 || cfg.bots > 1000 || cfg.timeout <= 0 || cfg.spiral <= 0 || cfg.aoiRefresh < 0 || cfg.invEvery <= 0 {
-		fmt.Fprintf(stderr, "server: headless: -frames, -bots (at most 1000), -timeout, -invariants-every and -spiral-frames must be positive\n")
+	if cfg.frames <= 0 || cfg.bots <= 0 || cfg.bots > 1000 || cfg.timeout <= 0 || cfg.spiral <= 0 || cfg.aoiRefresh < 0 {
+		fmt.Fprintf(stderr, "server: headless: -frames, -bots (at most 1000), -timeout and -spiral-frames must be positive\n")
 		return 2
 	}
 	var err error
@@ -166,7 +164,11 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 type headlessViolation struct {
 	Frame  uint64 `json:"frame"`
 	Check  string `json:"check"` // aoi, deity, drift, invariants, spiral, client
-	Bot    int    `json:"bot,omitempty"`
+	// Invariant names the simulation invariant a Check "invariants" violation
+	// breaks: ids, finite, region, walkable, interpenetration, or xdump (the
+	// final state's dump does not rebuild a game).
+	Invariant string `json:"invariant,omitempty"`
+	Bot       int    `json:"bot,omitempty"`
 	Entity uint64 `json:"entity,omitempty"`
 	What   string `json:"what"`
 }
@@ -250,7 +252,8 @@ type headlessReport struct {
 	Listed     []headlessViolation `json:"violationList"`
 	XDump      string              `json:"xdump,omitempty"`      // the final state's file
 	XDumpFrame uint64              `json:"xdumpFrame,omitempty"` // the frame the final state is at
-	// InvariantChecks counts the states checked.
+	// InvariantChecks counts the states checked: every frame the server ran, and
+	// the final state's xdump.
 	InvariantChecks int `json:"invariantChecks"`
 }
 
@@ -343,7 +346,8 @@ type headlessRun struct {
 	url    string
 	token  string
 
-	pendingDump <-chan dumpAnswer // the invariants' dump in flight
+	srv *gameserver.Server
+	inv frameChecker // the OnFrame hook
 
 	serverFrame uint64          // the server's newest frame
 	serverTimes []time.Duration // wall time of each checked server frame
@@ -360,7 +364,7 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 		notify: make(chan struct{}, 1), aoi: replica.DefaultAOI, token: "headless"}
 	h.table = newConnTable(h.notify)
 	h.clk = newStepClock(framePeriod)
-	h.rep.Invariants = fmt.Sprintf("sim CheckInvariants on the deity's xdump of the entities every %d frames and at the end (the server has no per-frame hook to its game)", cfg.invEvery)
+	h.rep.Invariants = "sim CheckInvariants on the server's game after every frame (gameserver OnFrame), and on the final state's xdump"
 
 	dir, err := os.MkdirTemp("", "twinframe-headless-")
 	if err != nil {
@@ -375,10 +379,11 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	}
 	defer st.Close()
 	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: cfg.seed, DeityToken: h.token,
-		Clock: h.clk, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour})
+		Clock: h.clk, OnFrame: h.inv.onFrame, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour})
 	if err != nil {
 		return nil, err
 	}
+	h.srv = srv
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -417,6 +422,8 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	if err == nil {
 		err = h.finalDump(ctx)
 	}
+	h.takeInvariants()
+	h.inv.close()
 	h.collect()
 	if serr := shutdown(); err == nil && serr != nil {
 		err = serr
@@ -540,6 +547,7 @@ func (h *headlessRun) frame(ctx context.Context, sync, play bool) error {
 	if err != nil {
 		return err
 	}
+	d -= h.inv.hookTime()
 	if play {
 		h.serverTimes = append(h.serverTimes, d)
 	}
@@ -648,22 +656,6 @@ func (h *headlessRun) loop(ctx context.Context) error {
 			return err
 		}
 		h.frameTimes = append(h.frameTimes, time.Since(t))
-		// Invariants: a dump in flight is answered at a frame boundary; one at a
-		// time, checked when it arrives.
-		if h.pendingDump != nil {
-			select {
-			case a := <-h.pendingDump:
-				h.pendingDump = nil
-				if a.err != nil {
-					return a.err
-				}
-				h.checkInvariants(a.text)
-			default:
-			}
-		}
-		if h.pendingDump == nil && len(h.frameTimes)%h.cfg.invEvery == 0 {
-			h.pendingDump = h.requestDump(ctx, "entity")
-		}
 		// Half-way, every bot asks for a player's xdump of the entities: the deity
 		// check reads the answer.
 		if len(h.frameTimes) == h.cfg.frames/2 {
@@ -791,6 +783,7 @@ func (h *headlessRun) checkDrift(b *headlessBot, f uint64) {
 
 // check runs the checks of every bot at server frame f; final is the last frame.
 func (h *headlessRun) check(f uint64, final bool) {
+	h.takeInvariants()
 	aoi := h.aoi
 	if h.cfg.aoiRemove > 0 {
 		aoi.Remove = min(h.cfg.aoiRemove, aoi.Remove)
@@ -822,6 +815,15 @@ func (h *headlessRun) check(f uint64, final bool) {
 		if err := b.c.Err(); err != nil {
 			h.rep.violate(headlessViolation{Frame: f, Check: "client", Bot: b.n, What: err.Error()})
 		}
+	}
+}
+
+// takeInvariants adds the frame checker's findings to the report.
+func (h *headlessRun) takeInvariants() {
+	n, bad := h.inv.take()
+	h.rep.InvariantChecks += n
+	for _, v := range bad {
+		h.rep.violate(v)
 	}
 }
 
@@ -899,56 +901,9 @@ func dumpFrame(text string) uint64 {
 	return f
 }
 
-// checkInvariants runs sim CheckInvariants on the state in a deity's dump of the
-// entity table: the default world's configuration with the dumped entities
-// (projectiles, which have no prototype to build them from, left out; the check
-// skips them anyway).
-func (h *headlessRun) checkInvariants(text string) {
-	f := dumpFrame(text)
-	h.rep.InvariantChecks++
-	fail := func(what string) {
-		h.rep.violate(headlessViolation{Frame: f, Check: "invariants", What: what})
-	}
-	w, err := world.LoadDefault()
-	if err != nil {
-		fail(err.Error())
-		return
-	}
-	if err := w.Registry().Load("server.xdump", []byte(text)); err != nil {
-		fail("the server's dump does not load: " + err.Error())
-		return
-	}
-	n := 0
-	for _, e := range w.Entities {
-		if e.Prototype != sim.ProtoProjectile {
-			w.Entities[n] = e
-			n++
-		}
-	}
-	w.Entities = w.Entities[:n]
-	g, err := sim.New(w, &sim.Options{NoPopulation: true})
-	if err != nil {
-		fail("the server's dump does not build a game: " + err.Error())
-		return
-	}
-	if err := g.CheckInvariants(); err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			fail(line)
-		}
-	}
-}
-
 // finalDump checks the invariants of the final state and, with -report, writes
 // its xdump (entities and lost entities) next to the report.
 func (h *headlessRun) finalDump(ctx context.Context) error {
-	if h.pendingDump != nil {
-		text, err := h.awaitDump(ctx, h.pendingDump)
-		h.pendingDump = nil
-		if err != nil {
-			return err
-		}
-		h.checkInvariants(text)
-	}
 	var out strings.Builder
 	for _, table := range []string{"entity", "lost"} {
 		text, err := h.awaitDump(ctx, h.requestDump(ctx, table))
