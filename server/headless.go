@@ -162,15 +162,15 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 
 // headlessViolation is one failed check.
 type headlessViolation struct {
-	Frame  uint64 `json:"frame"`
-	Check  string `json:"check"` // aoi, deity, drift, invariants, spiral, client
+	Frame uint64 `json:"frame"`
+	Check string `json:"check"` // aoi, deity, drift, invariants, spiral, client
 	// Invariant names the simulation invariant a Check "invariants" violation
 	// breaks: ids, finite, region, walkable, interpenetration, or xdump (the
 	// final state's dump does not rebuild a game).
 	Invariant string `json:"invariant,omitempty"`
 	Bot       int    `json:"bot,omitempty"`
-	Entity uint64 `json:"entity,omitempty"`
-	What   string `json:"what"`
+	Entity    uint64 `json:"entity,omitempty"`
+	What      string `json:"what"`
 }
 
 // maxListed caps the violations the report lists (all are counted).
