@@ -19,7 +19,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/twinframe/twinframe/client"
 	"github.com/twinframe/twinframe/client/bot"
 	"github.com/twinframe/twinframe/client/netsim"
@@ -453,96 +452,29 @@ func (h *headlessRun) frameWait(what string, cond func() (bool, error), timeout 
 	}
 }
 
-// join connects the bots (concurrently; the server admits them at frame
-// boundaries, so frames run meanwhile) and waits until each has its avatar.
-func (h *headlessRun) join(ctx context.Context) error {
-	u, _ := url.Parse(h.url)
-	u.Scheme, u.Path = "ws", "/ws"
-	hc := &http.Client{Transport: &http.Transport{DialContext: h.table.dial}}
-	deadline := time.Now().Add(h.cfg.timeout)
-	// One bot at a time, so that sessions, avatars and spawn points follow the
-	// bots' order.
-	for i := range h.cfg.bots {
-		ws, _, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPClient: hc})
-		if err != nil {
-			return err
-		}
-		ws.SetReadLimit(int64(protocolReadLimits.MaxPacketSize))
-		seed := h.cfg.seed*1000003 + uint64(i)
-		hb := &headlessBot{n: i}
-		hb.link = newVlink(ws, h.cfg.net, h.cfg.net, seed, &h.vt, h.notify)
-		c, err := client.New(hb.link, &client.Options{Name: fmt.Sprintf("bot%03d", i), Now: h.vt.Now,
-			Logger: h.log, OnMessage: hb.onMessage})
-		if err != nil {
-			_ = hb.link.Close()
-			return err
-		}
-		hb.c, hb.b = c, bot.New(c, seed, nil)
-		h.bots = append(h.bots, hb)
-		for !ready(c) {
-			if err := c.Err(); err != nil {
-				return fmt.Errorf("bot %d: %w", i, err)
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("headless: %d of %d bots joined in %v", i, h.cfg.bots, h.cfg.timeout)
-			}
-			// A login waits in the server's store and then for a frame
-			// boundary, while its reader is not reading: the received barrier
-			// does not apply. Give it a moment to queue, so that a join usually
-			// takes one frame.
-			if err := h.frameWait("the server to read the logins", func() (bool, error) { return h.table.allRead(), nil }); err != nil {
-				return err
-			}
-			time.Sleep(10 * time.Millisecond)
-			if err := h.frame(ctx, false, false); err != nil {
-				return err
-			}
-			h.rep.JoinFrames++
-			// The login result, when this frame admitted the bot.
-			// (Once the bot gets frame packets, it has been admitted and the
-			// login result is on its way: wait no longer.)
-			_ = h.frameWait("", func() (bool, error) {
-				err := hb.link.deliver(ctx, h.vt.Now())
-				got, settled, _ := hb.link.state()
-				return ready(c) || c.Err() != nil || got >= h.serverFrame && settled, err
-			}, 100*time.Millisecond)
-		}
-	}
-	// Settle: frames with every barrier, so that every client's clock is anchored
-	// on frames received on time before the bots play.
-	for range settleFrames {
-		if err := h.frame(ctx, true, false); err != nil {
-			return err
-		}
-		h.rep.JoinFrames++
-	}
-	return nil
-}
+// barriers are the waits of a lockstep frame.
+type barriers uint8
 
-// settleFrames run with every barrier between the joins and the checked frames.
-const settleFrames = 3
+const (
+	// inputsIn: before the step, the server has read every byte the clients
+	// wrote and its session readers have handled it.
+	inputsIn barriers = 1 << iota
+	// packetsOut: after the step, every client's link has the frame's packet
+	// (and whatever the server sent before it) from its socket.
+	packetsOut
+	allBarriers = inputsIn | packetsOut
+)
 
-// ready reports whether c has its avatar.
-func ready(c *client.Client) bool {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	select {
-	case <-c.Done():
-		return false
-	default:
-	}
-	return c.WaitReady(ctx) == nil
-}
-
-// frame runs one lockstep frame: the server's step, then delivery; with sync,
-// every barrier; with play, the bots and the checks too.
-func (h *headlessRun) frame(ctx context.Context, sync, play bool) error {
+// frame runs one lockstep frame: the server's step, then delivery, with the
+// barriers in sync; with play, the bots and the checks too.
+func (h *headlessRun) frame(ctx context.Context, sync barriers, play bool) error {
 	// Everything the clients wrote must be in the sessions' inboxes.
-	if sync {
+	if sync&inputsIn != 0 {
 		if err := h.frameWait("the server to read the clients' inputs", func() (bool, error) { return h.table.received(), nil }); err != nil {
 			return err
 		}
 	}
+	h.vt.running.Store(h.serverFrame + 1)
 	d, err := h.clk.step(h.cfg.timeout)
 	if err != nil {
 		return err
@@ -555,7 +487,7 @@ func (h *headlessRun) frame(ctx context.Context, sync, play bool) error {
 	f := h.serverFrame
 	now := time.Duration(f) * framePeriod
 	h.vt.set(now)
-	if sync {
+	if sync&packetsOut != 0 {
 		// Every client's link has frame f's packet from its socket.
 		if err := h.frameWait(fmt.Sprintf("frame %d to reach the clients", f), func() (bool, error) {
 			for _, b := range h.bots {
@@ -652,7 +584,7 @@ func (h *headlessRun) loop(ctx context.Context) error {
 	var reports []frameclock.Report
 	step := func(uint64) error {
 		t := time.Now()
-		if err := h.frame(ctx, true, true); err != nil {
+		if err := h.frame(ctx, allBarriers, true); err != nil {
 			return err
 		}
 		h.frameTimes = append(h.frameTimes, time.Since(t))
@@ -877,17 +809,28 @@ func (h *headlessRun) requestDump(ctx context.Context, table string) <-chan dump
 	return got
 }
 
-// awaitDump waits for an answer, granting frames (without the bots) until the
-// server has given it.
+// awaitDump waits for an answer, granting frames (without the bots) as the
+// server needs them: one once the request is queued for the frame loop, so that
+// the answer's frame does not depend on timing.
 func (h *headlessRun) awaitDump(ctx context.Context, got <-chan dumpAnswer) (string, error) {
 	for {
-		select {
-		case a := <-got:
-			return a.text, a.err
-		case <-time.After(20 * time.Millisecond):
-			if err := h.frame(ctx, false, false); err != nil {
-				return "", err
+		var a dumpAnswer
+		answered := false
+		if err := h.frameWait("the server to take the xdump request", func() (bool, error) {
+			select {
+			case a = <-got:
+				answered = true
+			default:
 			}
+			return answered || h.srv.PendingRequests() > 0, nil
+		}); err != nil {
+			return "", err
+		}
+		if answered {
+			return a.text, a.err
+		}
+		if err := h.frame(ctx, allBarriers, false); err != nil {
+			return "", err
 		}
 	}
 }

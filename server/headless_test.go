@@ -157,3 +157,40 @@ func TestCheckInvariants(t *testing.T) {
 		t.Errorf("an avatar off the navmesh: %+v", h.rep.Listed)
 	}
 }
+
+// TestHeadlessDeterministic runs the same seed twice: everything the report says
+// that does not measure the machine (frames, entity ids, traffic, drift, checks)
+// and the final state's xdump are the same.
+func TestHeadlessDeterministic(t *testing.T) {
+	t.Parallel()
+	args := []string{"-frames", "60", "-bots", "3", "-seed", "5", "-net", "latency=40ms,jitter=10ms"}
+	var reps [2]headlessReport
+	var dumps [2][]byte
+	for i := range reps {
+		code, _, rep := runHeadlessArgs(t, args...)
+		if code != 0 {
+			t.Fatalf("run %d: exit %d: %+v", i, code, rep.Listed)
+		}
+		b, err := os.ReadFile(rep.XDump)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dumps[i] = b
+		// What measures the machine, and where the files went.
+		rep.WallSeconds, rep.CPUSeconds, rep.FPS, rep.XDump = 0, 0, 0, ""
+		rep.ServerFrame, rep.Frame = durations{}, durations{}
+		rep.Schedule.Dropped, rep.Schedule.MaxBacklog, rep.Schedule.LongestBehind, rep.Schedule.Lateness = 0, 0, 0, durations{}
+		reps[i] = rep
+	}
+	if reps[0].JoinFrames == 0 || len(reps[0].BotReports) != 3 || reps[0].BotReports[0].Player == 0 || reps[0].BytesIn == 0 {
+		t.Fatalf("report %+v", reps[0])
+	}
+	a, _ := json.MarshalIndent(reps[0], "", " ")
+	b, _ := json.MarshalIndent(reps[1], "", " ")
+	if string(a) != string(b) {
+		t.Errorf("two runs of one seed differ:\n%s\n---\n%s", a, b)
+	}
+	if string(dumps[0]) != string(dumps[1]) {
+		t.Errorf("the final states differ:\n%.300s\n---\n%.300s", dumps[0], dumps[1])
+	}
+}
