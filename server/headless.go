@@ -225,9 +225,11 @@ type headlessReport struct {
 		Remove float32 `json:"removeM"` // what the check holds the server to
 		Slack  float32 `json:"slackM"`
 		Checks int     `json:"checks"` // bot-frames checked
-		// ProjectilesSkipped counts leaks CheckAOI reported for projectiles, which
-		// it cannot judge (the client simulates them; their state is the create's).
-		ProjectilesSkipped int `json:"projectilesSkipped"`
+		// Projectiles counts the projectiles held over the bot-frames checked:
+		// each is judged where its flight has it at that frame (bot.InFlight),
+		// with ProjectileSlack for the quantized ends of its flight.
+		Projectiles     int     `json:"projectilesChecked"`
+		ProjectileSlack float32 `json:"projectileSlackM"`
 		// PlayerDumps counts the players' own xdumps of the entities (one per
 		// bot, half-way) checked for deity fields; every message every bot
 		// received is checked for deity-only messages.
@@ -575,6 +577,7 @@ func (b *headlessBot) onMessage(m proto.Message) {
 func (h *headlessRun) loop(ctx context.Context) error {
 	h.rep.FirstFrame = h.serverFrame + 1
 	h.rep.AOI.Add, h.rep.AOI.Remove, h.rep.AOI.Slack = h.aoi.Add, h.aoi.Remove, replica.WireSlack
+	h.rep.AOI.ProjectileSlack = bot.ProjectileSlack
 	if h.cfg.aoiRemove > 0 {
 		h.rep.AOI.Remove = h.cfg.aoiRemove
 	}
@@ -723,15 +726,9 @@ func (h *headlessRun) check(f uint64, final bool) {
 	}
 	for _, b := range h.bots {
 		for _, v := range bot.CheckAOI(b.c, aoi) {
-			// A projectile is simulated by the client from its create (the
-			// server sends no updates), so its replicated state is where it was
-			// created: CheckAOI cannot judge it.
-			if d, projectile := describe(b.c, v.Entity); projectile {
-				h.rep.AOI.ProjectilesSkipped++
-			} else {
-				h.rep.violate(headlessViolation{Frame: v.Frame, Check: "aoi", Bot: b.n, Entity: v.Entity, What: v.What + d})
-			}
+			h.rep.violate(headlessViolation{Frame: v.Frame, Check: "aoi", Bot: b.n, Entity: v.Entity, What: v.What + describe(b.c, v.Entity)})
 		}
+		h.rep.AOI.Projectiles += heldProjectiles(b.c)
 		h.rep.AOI.Checks++
 		if final || f%driftEvery == 0 {
 			h.checkDrift(b, f)
@@ -907,14 +904,25 @@ var playerEntityColumns = sync.OnceValues(func() (int, error) {
 	return len(strings.Fields(lines[1])), nil
 })
 
-// describe names what a bot holds of entity id (its prototype, motion and last
-// server state) and says whether it is a projectile.
-func describe(c *client.Client, id uint64) (string, bool) {
+// describe names what a bot holds of entity id: its prototype, motion and last
+// server state.
+func describe(c *client.Client, id uint64) string {
 	for _, v := range c.View(nil) {
 		if v.ID == id {
 			return fmt.Sprintf(" (prototype %d, moving %v, server position %v at frame %d)",
-				v.Prototype, v.Moving, v.Server.Position.Vec2(), v.Server.Frame), v.Projectile
+				v.Prototype, v.Moving, v.Server.Position.Vec2(), v.Server.Frame)
 		}
 	}
-	return "", false
+	return ""
+}
+
+// heldProjectiles counts the projectiles a bot holds.
+func heldProjectiles(c *client.Client) int {
+	n := 0
+	for _, v := range c.View(nil) {
+		if v.Projectile {
+			n++
+		}
+	}
+	return n
 }
