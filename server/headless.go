@@ -244,6 +244,12 @@ type headlessReport struct {
 		MaxYawError      float32 `json:"maxYawErrorRad"`
 		MaxCorrection    float32 `json:"maxCorrectionM"`
 		LateInputs       int     `json:"lateInputs"`
+		// Without added latency (the exact check, headless_exact.go): bot-frames
+		// whose prediction was the server's state bit for bit, and how often an
+		// exact prediction left it at a contact with another entity (any other
+		// departure is a violation).
+		ExactFrames    int `json:"exactFrames"`
+		ContactDesyncs int `json:"contactDesyncs"`
 	} `json:"drift"`
 	Invariants string              `json:"invariants"` // how the simulation invariants were checked
 	BytesIn    int64               `json:"bytesIn"`    // all bots
@@ -322,15 +328,17 @@ func writeFileAll(path string, b []byte) error {
 
 // headlessBot is one bot and what the driver tracks of it.
 type headlessBot struct {
-	n      int
-	b      *bot.Bot
-	c      *client.Client
-	link   *vlink
-	mu     sync.Mutex // guards bad (written by the client's reader)
-	bad    []headlessViolation
-	dumps  int    // player xdumps received and checked
-	drift  uint64 // newest drift-log frame checked
-	closed bool
+	n       int
+	b       *bot.Bot
+	c       *client.Client
+	link    *vlink
+	mu      sync.Mutex // guards bad (written by the client's reader)
+	bad     []headlessViolation
+	dumps   int    // player xdumps received and checked
+	drift   uint64 // newest drift-log frame checked
+	exact   bool   // its prediction was the server's exact state at the last frame checked
+	touched bool   // its avatar touched another entity (either side) since its last command
+	closed  bool
 }
 
 // run holds one headless run's parts.
@@ -347,8 +355,9 @@ type headlessRun struct {
 	url    string
 	token  string
 
-	srv *gameserver.Server
-	inv frameChecker // the OnFrame hook
+	srv     *gameserver.Server
+	inv     frameChecker // the OnFrame hook: invariants
+	avatars avatarWatch  // the OnFrame hook: the avatars' exact states (zero latency)
 
 	serverFrame uint64          // the server's newest frame
 	serverTimes []time.Duration // wall time of each checked server frame
@@ -380,7 +389,7 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	}
 	defer st.Close()
 	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: cfg.seed, DeityToken: h.token,
-		Clock: h.clk, OnFrame: h.inv.onFrame, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour})
+		Clock: h.clk, OnFrame: func(v gameserver.FrameView) { h.inv.onFrame(v); h.avatars.onFrame(v) }, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour})
 	if err != nil {
 		return nil, err
 	}
@@ -528,6 +537,9 @@ func (h *headlessRun) frame(ctx context.Context, sync barriers, play bool) error
 	}
 	if !play {
 		return nil
+	}
+	if h.cfg.net == (netsim.Conditions{}) {
+		h.checkExact(f)
 	}
 	for _, b := range h.bots {
 		if err := b.b.Step(); err != nil && !errors.Is(err, replica.ErrTooManyInputs) {

@@ -194,3 +194,25 @@ func TestHeadlessDeterministic(t *testing.T) {
 		t.Errorf("the final states differ:\n%.300s\n---\n%.300s", dumps[0], dumps[1])
 	}
 }
+
+// TestHeadlessExactWithoutLatency holds a zero-latency run to the exact check
+// (headless_exact.go): a prediction leaves the server's exact state only at a
+// contact, and is back on it once the avatar rests at its goal. (Before
+// corrections kept the prediction's exact values, seed 1 left two avatars
+// resting on the wire's grid, up to 1/8 m off the server's.)
+func TestHeadlessExactWithoutLatency(t *testing.T) {
+	if raceEnabled {
+		t.Skip("600 frames of 8 bots take a minute under the race detector; make test-headless runs the check")
+	}
+	t.Parallel()
+	const frames, bots = 600, 8
+	code, _, rep := runHeadlessArgs(t, "-frames", strconv.Itoa(frames), "-bots", strconv.Itoa(bots), "-seed", "1")
+	if code != 0 || rep.Violations != 0 {
+		t.Fatalf("exit %d, %d violations: %+v", code, rep.Violations, rep.Listed)
+	}
+	d := rep.Drift
+	t.Logf("%d of %d bot-frames exact, %d departures at contacts", d.ExactFrames, frames*bots, d.ContactDesyncs)
+	if d.ExactFrames < frames*bots/4 || d.ContactDesyncs == 0 {
+		t.Errorf("exact frames %d of %d, contact departures %d: the check did not run", d.ExactFrames, frames*bots, d.ContactDesyncs)
+	}
+}

@@ -24,8 +24,9 @@ type input struct {
 
 // predState is the predicted avatar after a frame.
 type predState struct {
-	frame uint64 // 0: empty
-	st    locomotion.State
+	frame   uint64 // 0: empty
+	st      locomotion.State
+	contact bool // the avatar touched another entity in the frame's step
 }
 
 // predictor runs the own avatar ahead of the server in a private game.
@@ -160,7 +161,7 @@ func (p *predictor) rebase(frame uint64) {
 
 func (p *predictor) record(f uint64) {
 	ps := p.at(f)
-	ps.frame = f
+	ps.frame, ps.contact = f, false
 	if e := p.game.Entity(p.local); e != nil {
 		e.LocomotionState(&ps.st, f)
 		ps.st.Entity = p.id
@@ -181,6 +182,11 @@ func (p *predictor) step() {
 	p.removeProjectiles()
 	p.frame = f
 	p.record(f)
+	for _, ev := range p.game.Events() {
+		if ev.Kind == sim.OnCollide && ev.B != 0 && (ev.A == p.local || ev.B == p.local) {
+			p.at(f).contact = true
+		}
+	}
 }
 
 // removeProjectiles destroys the bolts the avatar fired: the server replicates the
@@ -251,6 +257,21 @@ func (p *predictor) decay(k float32) {
 
 // PredictedFrame returns the newest predicted frame (0 without an avatar).
 func (r *Replica) PredictedFrame() uint64 { return r.pred.frame }
+
+// Predicted returns the prediction for frame f while the history holds it: the
+// own avatar's exact (unquantized) state after that frame (after reconciliation,
+// once the server's frame f has arrived), and whether the avatar touched another
+// entity in the frame's step. For checks that compare it with the server's own.
+func (r *Replica) Predicted(f uint64) (st locomotion.State, contact, ok bool) {
+	p := &r.pred
+	ps := p.at(f)
+	if !p.active() || ps.frame != f || f > p.frame {
+		return locomotion.State{}, false, false
+	}
+	st = ps.st
+	st.Path = append([]locomotion.PathNode(nil), st.Path...)
+	return st, ps.contact, true
+}
 
 // PendingInputs returns the number of inputs the server has not acknowledged.
 func (r *Replica) PendingInputs() int { return len(r.pred.inputs) }
@@ -399,8 +420,10 @@ func (r *Replica) correct(own *entity, s *DriftSample) {
 		r.fail(nil, own.id, ErrBadArchive, err.Error())
 		return
 	}
+	contact := p.at(f).contact // what the mispredicted step ran into
 	p.frame = f
 	p.record(f)
+	p.at(f).contact = contact
 	p.syncBlockers(r.ents, r.player)
 	for p.frame < newest {
 		p.step()
@@ -426,23 +449,54 @@ func (r *Replica) correct(own *entity, s *DriftSample) {
 // and at a wall, a path corner or a stop a quantum decides where the avatar goes and
 // which way it faces (an avatar jittering against a wall vertex reverses its yaw
 // every frame: the replay from the grid ran in the opposite phase, ≈ π off).
+//
+// A point (the position, a path node) that does not match its counterpart may
+// match another predicted point: an avatar that arrived a frame before or after
+// its prediction stands on, or walks to, the goal the prediction walks to or
+// stands on. Only a point that matches none takes the server's grid value.
 func rewindTo(dst, pred, auth *locomotion.State) {
 	path := dst.Path[:0]
 	*dst = *auth
 	dst.Path = append(path, auth.Path...)
-	for k := range 3 {
-		dst.Position[k] = keep(pred.Position[k], auth.Position[k], locomotion.PositionPrecision)
-	}
+	dst.Position = rewindPoint(auth.Position, pred.Position, pred)
 	dst.Yaw = keep(pred.Yaw, auth.Yaw, locomotion.YawPrecision)
 	dst.Speed = keep(pred.Speed, auth.Speed, locomotion.SpeedPrecision)
-	if len(pred.Path) != len(auth.Path) {
-		return
-	}
 	for i := range dst.Path {
-		for k := range 3 {
-			dst.Path[i].Point[k] = keep(pred.Path[i].Point[k], auth.Path[i].Point[k], locomotion.PositionPrecision)
+		same := auth.Path[i].Point // no counterpart: only another predicted point can match
+		if i < len(pred.Path) {
+			same = pred.Path[i].Point
+		}
+		dst.Path[i].Point = rewindPoint(auth.Path[i].Point, same, pred)
+	}
+}
+
+// rewindPoint returns the predicted point that quantizes to auth: same (its
+// counterpart) if it does, else the predicted position or path node that does,
+// else same's coordinates that agree with auth's and auth's grid values for the
+// others.
+func rewindPoint(auth, same mgl32.Vec3, pred *locomotion.State) mgl32.Vec3 {
+	q := quantize3(auth)
+	if same != auth && quantize3(same) == q {
+		return same
+	}
+	if quantize3(pred.Position) == q {
+		return pred.Position
+	}
+	for _, n := range pred.Path {
+		if quantize3(n.Point) == q {
+			return n.Point
 		}
 	}
+	var out mgl32.Vec3
+	for k := range 3 {
+		out[k] = keep(same[k], auth[k], locomotion.PositionPrecision)
+	}
+	return out
+}
+
+func quantize3(v mgl32.Vec3) [3]int32 {
+	p := locomotion.PositionPrecision
+	return [3]int32{archive.FixedFromFloat(v[0], p), archive.FixedFromFloat(v[1], p), archive.FixedFromFloat(v[2], p)}
 }
 
 // keep returns pred when it quantizes to auth at precision p (the server's exact
