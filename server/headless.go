@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/go-gl/mathgl/mgl32"
 	"io"
 	"log/slog"
 	"net"
@@ -334,10 +335,11 @@ type headlessBot struct {
 	link    *vlink
 	mu      sync.Mutex // guards bad (written by the client's reader)
 	bad     []headlessViolation
-	dumps   int    // player xdumps received and checked
-	drift   uint64 // newest drift-log frame checked
-	exact   bool   // its prediction was the server's exact state at the last frame checked
-	touched bool   // its avatar touched another entity (either side) since its last command
+	dumps   int        // player xdumps received and checked
+	drift   uint64     // newest drift-log frame checked
+	exact   bool       // its prediction was the server's exact state at the last frame checked
+	touched bool       // its avatar touched another entity (either side) since its last command
+	predEnd mgl32.Vec2 // where the prediction's path ended when it last walked
 	closed  bool
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
+	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
@@ -30,7 +31,7 @@ type avatarFrame struct {
 	contact bool // it ran into another entity, or one ran into it
 	command bool // it got a new command (move, stop) in the frame
 	moving  bool
-	end     mgl32.Vec2 // moving: where its path ends
+	end     mgl32.Vec2 // moving: where its path ends; resting at its goal: the goal
 	atGoal  int        // frames it has rested where its path ended (0: not so)
 }
 
@@ -57,9 +58,9 @@ func (w *avatarWatch) onFrame(v gameserver.FrameView) {
 		if p, ok := prev[e.ID()]; ok && !a.moving {
 			switch {
 			case p.moving && a.pos == p.end:
-				a.atGoal = 1 // arrived (not stopped, not stuck)
+				a.atGoal, a.end = 1, p.end // arrived (not stopped, not stuck)
 			case p.atGoal > 0:
-				a.atGoal = p.atGoal + 1
+				a.atGoal, a.end = p.atGoal+1, p.end
 			}
 		}
 		w.now[e.ID()] = a
@@ -86,13 +87,14 @@ func (w *avatarWatch) get(id uint64) (avatarFrame, bool) {
 
 // predictedAt returns the bot's prediction for frame f, and whether its avatar
 // touched another entity in the prediction of that frame.
-func predictedAt(b *headlessBot, f uint64) (pos mgl32.Vec2, yaw float32, contact, ok bool) {
-	b.c.With(func(r *replica.Replica) {
-		var st locomotion.State
-		st, contact, ok = r.Predicted(f)
-		pos, yaw = st.Position.Vec2(), st.Yaw
-	})
-	return pos, yaw, contact, ok
+func predictedAt(b *headlessBot, f uint64) (st locomotion.State, contact, ok bool) {
+	b.c.With(func(r *replica.Replica) { st, contact, ok = r.Predicted(f) })
+	return st, contact, ok
+}
+
+// quantize2 puts a point on the wire's grid.
+func quantize2(v mgl32.Vec2) [2]int32 {
+	return [2]int32{archive.FixedFromFloat(v[0], locomotion.PositionPrecision), archive.FixedFromFloat(v[1], locomotion.PositionPrecision)}
 }
 
 // restFrames is how long an avatar rests at the goal it walked to before the
@@ -110,10 +112,14 @@ func (h *headlessRun) checkExact(f uint64) {
 		if !ok || srv.frame != f {
 			continue
 		}
-		pos, yaw, contact, ok := predictedAt(b, f)
+		st, contact, ok := predictedAt(b, f)
 		if !ok {
 			b.exact = false
 			continue
+		}
+		pos, yaw := st.Position.Vec2(), st.Yaw
+		if st.Fields&locomotion.Moving != 0 && len(st.Path) > 0 {
+			b.predEnd = st.Path[len(st.Path)-1].Point.Vec2()
 		}
 		if srv.command {
 			b.touched = false
@@ -132,11 +138,14 @@ func (h *headlessRun) checkExact(f uint64) {
 		case b.exact:
 			violate("the prediction left the server's exact state without a contact")
 		}
-		// A walk to a goal ends exactly on it on both sides, however the walk
-		// was mispredicted, unless the avatar was pushed on the way. (Its yaw
-		// is the direction of its last step, which may still differ.)
-		if srv.atGoal == restFrames && !b.touched && pos != srv.pos {
-			violate(fmt.Sprintf("the prediction is not on the server's exact position %d frames after the avatar came to rest at its goal", restFrames))
+		// A walk ends exactly on its path's end on both sides, however the
+		// walk was mispredicted, unless the avatar was pushed on the way or
+		// the two paths end in different cells of the wire's grid (a goal out
+		// of reach: each path ends where it gets nearest, which depends on
+		// where it started; in one cell, the client kept its own end). The
+		// yaw is the direction of the last step, which may still differ.
+		if srv.atGoal == restFrames && !b.touched && quantize2(b.predEnd) == quantize2(srv.end) && pos != srv.pos {
+			violate(fmt.Sprintf("the prediction is not on the server's exact position %d frames after the avatar came to rest at its goal (the predicted path ended at %v, the server's at %v)", restFrames, b.predEnd, srv.end))
 		}
 		b.exact = exact
 	}

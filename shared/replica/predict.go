@@ -453,12 +453,19 @@ func (r *Replica) correct(own *entity, s *DriftSample) {
 // A point (the position, a path node) that does not match its counterpart may
 // match another predicted point: an avatar that arrived a frame before or after
 // its prediction stands on, or walks to, the goal the prediction walks to or
-// stands on. Only a point that matches none takes the server's grid value.
+// stands on (a server avatar at rest is first tried on the predicted path's end).
+// Only a point that matches none takes the server's grid value.
 func rewindTo(dst, pred, auth *locomotion.State) {
 	path := dst.Path[:0]
 	*dst = *auth
 	dst.Path = append(path, auth.Path...)
-	dst.Position = rewindPoint(auth.Position, pred.Position, pred)
+	same := pred.Position
+	if auth.Fields&locomotion.Moving == 0 && pred.Fields&locomotion.Moving != 0 && len(pred.Path) > 0 {
+		// The server's avatar has stopped where the prediction was still
+		// walking: most likely it arrived, a frame early, at the path's end.
+		same = pred.Path[len(pred.Path)-1].Point
+	}
+	dst.Position = rewindPoint(auth.Position, same, pred)
 	dst.Yaw = keep(pred.Yaw, auth.Yaw, locomotion.YawPrecision)
 	dst.Speed = keep(pred.Speed, auth.Speed, locomotion.SpeedPrecision)
 	for i := range dst.Path {
