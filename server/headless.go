@@ -933,10 +933,12 @@ func describe(c *client.Client, id uint64) string {
 // heldProjectiles counts the projectiles a bot holds.
 func heldProjectiles(c *client.Client) int {
 	n := 0
-	for _, v := range c.View(nil) {
-		if v.Projectile {
-			n++
+	c.With(func(r *replica.Replica) {
+		for _, id := range r.IDs(nil) {
+			if r.IsProjectile(id) {
+				n++
+			}
 		}
-	}
+	})
 	return n
 }

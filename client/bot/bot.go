@@ -133,12 +133,12 @@ func CheckAOI(c *client.Client, aoi replica.AOI) []Violation {
 		center := own.Position.Vec2()
 		f := r.ServerFrame()
 		var held, flying []replica.Candidate
-		for _, v := range r.View(c.Now(), nil) {
-			st, _ := r.State(v.ID)
-			if v.Projectile {
-				flying = append(flying, replica.Candidate{ID: v.ID, Pos: InFlight(&st, f)})
+		for _, id := range r.IDs(nil) {
+			st, _ := r.State(id)
+			if r.IsProjectile(id) {
+				flying = append(flying, replica.Candidate{ID: id, Pos: InFlight(&st, f)})
 			} else {
-				held = append(held, replica.Candidate{ID: v.ID, Pos: st.Position.Vec2()})
+				held = append(held, replica.Candidate{ID: id, Pos: st.Position.Vec2()})
 			}
 		}
 		leak := func(cands []replica.Candidate, slack float32, kind string) {

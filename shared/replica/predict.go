@@ -273,6 +273,13 @@ func (r *Replica) Predicted(f uint64) (st locomotion.State, contact, ok bool) {
 	return st, ps.contact, true
 }
 
+// IsProjectile reports whether the replica holds entity id and it is a
+// projectile (which the server sends once, at its creation; see View).
+func (r *Replica) IsProjectile(id uint64) bool {
+	e := r.entity(id)
+	return e != nil && e.projectile
+}
+
 // PendingInputs returns the number of inputs the server has not acknowledged.
 func (r *Replica) PendingInputs() int { return len(r.pred.inputs) }
 
