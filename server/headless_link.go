@@ -335,19 +335,6 @@ func (l countListener) Accept() (net.Conn, error) {
 	return cc, nil
 }
 
-// allRead reports whether the server has read every byte the clients wrote (its
-// session readers may still be handling them).
-func (t *connTable) allRead() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for k, c := range t.clients {
-		if s := t.servers[k]; !c.closed && (s == nil || !s.closed && s.read != c.written) {
-			return false
-		}
-	}
-	return true
-}
-
 // received reports whether the server has read, and its session readers have
 // handled, every byte the clients wrote.
 func (t *connTable) received() bool {

@@ -178,8 +178,9 @@ func InFlight(st *locomotion.State, f uint64) mgl32.Vec2 {
 // before reconciliation, exceeded bound metres (bound 0: any disagreement), and
 // inconsistencies the replica found. After reconciliation the predicted state is
 // the server's by construction; what the bound judges is how far the prediction
-// was off. Prediction does not simulate other entities, so a bump into another
-// avatar or an NPC is a disagreement even without latency.
+// was off. Prediction has other avatars and NPCs only as obstacles standing where
+// the server last said they are, on the wire's grid, so a bump into one is a
+// disagreement even without latency.
 func CheckDrift(c *client.Client, bound float32) []Violation {
 	var out []Violation
 	c.With(func(r *replica.Replica) {
