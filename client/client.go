@@ -232,6 +232,17 @@ func (c *Client) receive(msgs []proto.Message) {
 	}
 }
 
+// Ready reports, without waiting, whether WaitReady would return: the server has
+// sent the avatar or refused the login.
+func (c *Client) Ready() bool {
+	select {
+	case <-c.readyCh:
+		return true
+	default:
+		return false
+	}
+}
+
 // WaitReady waits until the server has sent the avatar (or refused the login).
 func (c *Client) WaitReady(ctx context.Context) error {
 	select {

@@ -153,3 +153,36 @@ func TestClientOverWebsocket(t *testing.T) {
 		t.Error("session still open")
 	}
 }
+
+// Ready says, without waiting, what WaitReady would: false until the server has
+// sent the avatar, then true, every time it is asked.
+func TestReady(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, err := clienttest.NewServer(&replicatest.Options{Seed: 1, NoPopulation: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		c, err := client.New(srv.Connect(), &client.Options{Name: "ada"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		synctest.Wait()
+		if c.Ready() {
+			t.Fatal("ready before the server sent a frame")
+		}
+		if err := srv.Step(); err != nil { // the frame with the avatar's create
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		for i := range 20 {
+			if !c.Ready() {
+				t.Fatalf("not ready (ask %d) after the avatar arrived", i)
+			}
+		}
+		if err := c.WaitReady(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

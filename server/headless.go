@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/go-gl/mathgl/mgl32"
 	"io"
 	"log/slog"
 	"net"
@@ -19,7 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/twinframe/twinframe/client"
 	"github.com/twinframe/twinframe/client/bot"
 	"github.com/twinframe/twinframe/client/netsim"
@@ -70,7 +70,6 @@ type headlessConfig struct {
 	driftBound   float32 // metres; negative: the default for the conditions
 	aoiRemove    float32 // the remove radius the AOI check holds the server to (0: the server's)
 	aoiRefresh   int     // the server's AOIRefresh (0: its default)
-	invEvery     int     // frames between invariant checks
 	spiral       int     // frames a backlog may last before it is a death spiral
 	timeout      time.Duration
 	verbose      bool
@@ -90,7 +89,6 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 	bound := fl.Float64("drift-bound", -1, "prediction error bound in `metres` (default 1 without added latency, 4 with)")
 	aoi := fl.Float64("check-aoi-remove", 0, "hold the server to this AOI remove `radius` (default: the one it uses; smaller makes the check fail, for testing it)")
 	fl.IntVar(&cfg.aoiRefresh, "aoi-refresh", 0, "the server's AOI refresh period in `frames` (default: the server's); 1 recomputes every view every frame")
-	fl.IntVar(&cfg.invEvery, "invariants-every", 50, "check the simulation invariants every `frames` frames (each check dumps and rebuilds the world: about 25 ms)")
 	fl.IntVar(&cfg.spiral, "spiral-frames", 20, "`frames` in a row a frame may start a full period late before it is a death spiral")
 	fl.DurationVar(&cfg.timeout, "timeout", 20*time.Second, "longest wait for the server or a client before the run fails")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
@@ -109,8 +107,8 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "server: headless: unexpected argument %q\n%s\n", fl.Arg(0), headlessUsage)
 		return 2
 	}
-	if cfg.frames <= 0 || cfg.bots <= 0 || cfg.bots > 1000 || cfg.timeout <= 0 || cfg.spiral <= 0 || cfg.aoiRefresh < 0 || cfg.invEvery <= 0 {
-		fmt.Fprintf(stderr, "server: headless: -frames, -bots (at most 1000), -timeout, -invariants-every and -spiral-frames must be positive\n")
+	if cfg.frames <= 0 || cfg.bots <= 0 || cfg.bots > 1000 || cfg.timeout <= 0 || cfg.spiral <= 0 || cfg.aoiRefresh < 0 {
+		fmt.Fprintf(stderr, "server: headless: -frames, -bots (at most 1000), -timeout and -spiral-frames must be positive\n")
 		return 2
 	}
 	var err error
@@ -164,11 +162,15 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 
 // headlessViolation is one failed check.
 type headlessViolation struct {
-	Frame  uint64 `json:"frame"`
-	Check  string `json:"check"` // aoi, deity, drift, invariants, spiral, client
-	Bot    int    `json:"bot,omitempty"`
-	Entity uint64 `json:"entity,omitempty"`
-	What   string `json:"what"`
+	Frame uint64 `json:"frame"`
+	Check string `json:"check"` // aoi, deity, drift, invariants, spiral, client
+	// Invariant names the simulation invariant a Check "invariants" violation
+	// breaks: ids, finite, region, walkable, interpenetration, or xdump (the
+	// final state's dump does not rebuild a game).
+	Invariant string `json:"invariant,omitempty"`
+	Bot       int    `json:"bot,omitempty"`
+	Entity    uint64 `json:"entity,omitempty"`
+	What      string `json:"what"`
 }
 
 // maxListed caps the violations the report lists (all are counted).
@@ -224,9 +226,11 @@ type headlessReport struct {
 		Remove float32 `json:"removeM"` // what the check holds the server to
 		Slack  float32 `json:"slackM"`
 		Checks int     `json:"checks"` // bot-frames checked
-		// ProjectilesSkipped counts leaks CheckAOI reported for projectiles, which
-		// it cannot judge (the client simulates them; their state is the create's).
-		ProjectilesSkipped int `json:"projectilesSkipped"`
+		// Projectiles counts the projectiles held over the bot-frames checked:
+		// each is judged where its flight has it at that frame (bot.InFlight),
+		// with ProjectileSlack for the quantized ends of its flight.
+		Projectiles     int     `json:"projectilesChecked"`
+		ProjectileSlack float32 `json:"projectileSlackM"`
 		// PlayerDumps counts the players' own xdumps of the entities (one per
 		// bot, half-way) checked for deity fields; every message every bot
 		// received is checked for deity-only messages.
@@ -241,6 +245,12 @@ type headlessReport struct {
 		MaxYawError      float32 `json:"maxYawErrorRad"`
 		MaxCorrection    float32 `json:"maxCorrectionM"`
 		LateInputs       int     `json:"lateInputs"`
+		// Without added latency (the exact check, headless_exact.go): bot-frames
+		// whose prediction was the server's state bit for bit, and how often an
+		// exact prediction left it at a contact with another entity (any other
+		// departure is a violation).
+		ExactFrames    int `json:"exactFrames"`
+		ContactDesyncs int `json:"contactDesyncs"`
 	} `json:"drift"`
 	Invariants string              `json:"invariants"` // how the simulation invariants were checked
 	BytesIn    int64               `json:"bytesIn"`    // all bots
@@ -250,7 +260,8 @@ type headlessReport struct {
 	Listed     []headlessViolation `json:"violationList"`
 	XDump      string              `json:"xdump,omitempty"`      // the final state's file
 	XDumpFrame uint64              `json:"xdumpFrame,omitempty"` // the frame the final state is at
-	// InvariantChecks counts the states checked.
+	// InvariantChecks counts the states checked: every frame the server ran, and
+	// the final state's xdump.
 	InvariantChecks int `json:"invariantChecks"`
 }
 
@@ -318,15 +329,18 @@ func writeFileAll(path string, b []byte) error {
 
 // headlessBot is one bot and what the driver tracks of it.
 type headlessBot struct {
-	n      int
-	b      *bot.Bot
-	c      *client.Client
-	link   *vlink
-	mu     sync.Mutex // guards bad (written by the client's reader)
-	bad    []headlessViolation
-	dumps  int    // player xdumps received and checked
-	drift  uint64 // newest drift-log frame checked
-	closed bool
+	n       int
+	b       *bot.Bot
+	c       *client.Client
+	link    *vlink
+	mu      sync.Mutex // guards bad (written by the client's reader)
+	bad     []headlessViolation
+	dumps   int        // player xdumps received and checked
+	drift   uint64     // newest drift-log frame checked
+	exact   bool       // its prediction was the server's exact state at the last frame checked
+	touched bool       // its avatar touched another entity (either side) since its last command
+	predEnd mgl32.Vec2 // where the prediction's path ended when it last walked
+	closed  bool
 }
 
 // run holds one headless run's parts.
@@ -343,7 +357,9 @@ type headlessRun struct {
 	url    string
 	token  string
 
-	pendingDump <-chan dumpAnswer // the invariants' dump in flight
+	srv     *gameserver.Server
+	inv     frameChecker // the OnFrame hook: invariants
+	avatars avatarWatch  // the OnFrame hook: the avatars' exact states (zero latency)
 
 	serverFrame uint64          // the server's newest frame
 	serverTimes []time.Duration // wall time of each checked server frame
@@ -360,7 +376,7 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 		notify: make(chan struct{}, 1), aoi: replica.DefaultAOI, token: "headless"}
 	h.table = newConnTable(h.notify)
 	h.clk = newStepClock(framePeriod)
-	h.rep.Invariants = fmt.Sprintf("sim CheckInvariants on the deity's xdump of the entities every %d frames and at the end (the server has no per-frame hook to its game)", cfg.invEvery)
+	h.rep.Invariants = "sim CheckInvariants on the server's game after every frame (gameserver OnFrame), and on the final state's xdump"
 
 	dir, err := os.MkdirTemp("", "twinframe-headless-")
 	if err != nil {
@@ -375,10 +391,11 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	}
 	defer st.Close()
 	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: cfg.seed, DeityToken: h.token,
-		Clock: h.clk, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour})
+		Clock: h.clk, OnFrame: func(v gameserver.FrameView) { h.inv.onFrame(v); h.avatars.onFrame(v) }, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour})
 	if err != nil {
 		return nil, err
 	}
+	h.srv = srv
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -417,6 +434,8 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	if err == nil {
 		err = h.finalDump(ctx)
 	}
+	h.takeInvariants()
+	h.inv.close()
 	h.collect()
 	if serr := shutdown(); err == nil && serr != nil {
 		err = serr
@@ -446,100 +465,34 @@ func (h *headlessRun) frameWait(what string, cond func() (bool, error), timeout 
 	}
 }
 
-// join connects the bots (concurrently; the server admits them at frame
-// boundaries, so frames run meanwhile) and waits until each has its avatar.
-func (h *headlessRun) join(ctx context.Context) error {
-	u, _ := url.Parse(h.url)
-	u.Scheme, u.Path = "ws", "/ws"
-	hc := &http.Client{Transport: &http.Transport{DialContext: h.table.dial}}
-	deadline := time.Now().Add(h.cfg.timeout)
-	// One bot at a time, so that sessions, avatars and spawn points follow the
-	// bots' order.
-	for i := range h.cfg.bots {
-		ws, _, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPClient: hc})
-		if err != nil {
-			return err
-		}
-		ws.SetReadLimit(int64(protocolReadLimits.MaxPacketSize))
-		seed := h.cfg.seed*1000003 + uint64(i)
-		hb := &headlessBot{n: i}
-		hb.link = newVlink(ws, h.cfg.net, h.cfg.net, seed, &h.vt, h.notify)
-		c, err := client.New(hb.link, &client.Options{Name: fmt.Sprintf("bot%03d", i), Now: h.vt.Now,
-			Logger: h.log, OnMessage: hb.onMessage})
-		if err != nil {
-			_ = hb.link.Close()
-			return err
-		}
-		hb.c, hb.b = c, bot.New(c, seed, nil)
-		h.bots = append(h.bots, hb)
-		for !ready(c) {
-			if err := c.Err(); err != nil {
-				return fmt.Errorf("bot %d: %w", i, err)
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("headless: %d of %d bots joined in %v", i, h.cfg.bots, h.cfg.timeout)
-			}
-			// A login waits in the server's store and then for a frame
-			// boundary, while its reader is not reading: the received barrier
-			// does not apply. Give it a moment to queue, so that a join usually
-			// takes one frame.
-			if err := h.frameWait("the server to read the logins", func() (bool, error) { return h.table.allRead(), nil }); err != nil {
-				return err
-			}
-			time.Sleep(10 * time.Millisecond)
-			if err := h.frame(ctx, false, false); err != nil {
-				return err
-			}
-			h.rep.JoinFrames++
-			// The login result, when this frame admitted the bot.
-			// (Once the bot gets frame packets, it has been admitted and the
-			// login result is on its way: wait no longer.)
-			_ = h.frameWait("", func() (bool, error) {
-				err := hb.link.deliver(ctx, h.vt.Now())
-				got, settled, _ := hb.link.state()
-				return ready(c) || c.Err() != nil || got >= h.serverFrame && settled, err
-			}, 100*time.Millisecond)
-		}
-	}
-	// Settle: frames with every barrier, so that every client's clock is anchored
-	// on frames received on time before the bots play.
-	for range settleFrames {
-		if err := h.frame(ctx, true, false); err != nil {
-			return err
-		}
-		h.rep.JoinFrames++
-	}
-	return nil
-}
+// barriers are the waits of a lockstep frame.
+type barriers uint8
 
-// settleFrames run with every barrier between the joins and the checked frames.
-const settleFrames = 3
+const (
+	// inputsIn: before the step, the server has read every byte the clients
+	// wrote and its session readers have handled it.
+	inputsIn barriers = 1 << iota
+	// packetsOut: after the step, every client's link has the frame's packet
+	// (and whatever the server sent before it) from its socket.
+	packetsOut
+	allBarriers = inputsIn | packetsOut
+)
 
-// ready reports whether c has its avatar.
-func ready(c *client.Client) bool {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	select {
-	case <-c.Done():
-		return false
-	default:
-	}
-	return c.WaitReady(ctx) == nil
-}
-
-// frame runs one lockstep frame: the server's step, then delivery; with sync,
-// every barrier; with play, the bots and the checks too.
-func (h *headlessRun) frame(ctx context.Context, sync, play bool) error {
+// frame runs one lockstep frame: the server's step, then delivery, with the
+// barriers in sync; with play, the bots and the checks too.
+func (h *headlessRun) frame(ctx context.Context, sync barriers, play bool) error {
 	// Everything the clients wrote must be in the sessions' inboxes.
-	if sync {
+	if sync&inputsIn != 0 {
 		if err := h.frameWait("the server to read the clients' inputs", func() (bool, error) { return h.table.received(), nil }); err != nil {
 			return err
 		}
 	}
+	h.vt.running.Store(h.serverFrame + 1)
 	d, err := h.clk.step(h.cfg.timeout)
 	if err != nil {
 		return err
 	}
+	d -= h.inv.hookTime()
 	if play {
 		h.serverTimes = append(h.serverTimes, d)
 	}
@@ -547,7 +500,7 @@ func (h *headlessRun) frame(ctx context.Context, sync, play bool) error {
 	f := h.serverFrame
 	now := time.Duration(f) * framePeriod
 	h.vt.set(now)
-	if sync {
+	if sync&packetsOut != 0 {
 		// Every client's link has frame f's packet from its socket.
 		if err := h.frameWait(fmt.Sprintf("frame %d to reach the clients", f), func() (bool, error) {
 			for _, b := range h.bots {
@@ -586,6 +539,9 @@ func (h *headlessRun) frame(ctx context.Context, sync, play bool) error {
 	}
 	if !play {
 		return nil
+	}
+	if h.cfg.net == (netsim.Conditions{}) {
+		h.checkExact(f)
 	}
 	for _, b := range h.bots {
 		if err := b.b.Step(); err != nil && !errors.Is(err, replica.ErrTooManyInputs) {
@@ -635,6 +591,7 @@ func (b *headlessBot) onMessage(m proto.Message) {
 func (h *headlessRun) loop(ctx context.Context) error {
 	h.rep.FirstFrame = h.serverFrame + 1
 	h.rep.AOI.Add, h.rep.AOI.Remove, h.rep.AOI.Slack = h.aoi.Add, h.aoi.Remove, replica.WireSlack
+	h.rep.AOI.ProjectileSlack = bot.ProjectileSlack
 	if h.cfg.aoiRemove > 0 {
 		h.rep.AOI.Remove = h.cfg.aoiRemove
 	}
@@ -644,26 +601,10 @@ func (h *headlessRun) loop(ctx context.Context) error {
 	var reports []frameclock.Report
 	step := func(uint64) error {
 		t := time.Now()
-		if err := h.frame(ctx, true, true); err != nil {
+		if err := h.frame(ctx, allBarriers, true); err != nil {
 			return err
 		}
 		h.frameTimes = append(h.frameTimes, time.Since(t))
-		// Invariants: a dump in flight is answered at a frame boundary; one at a
-		// time, checked when it arrives.
-		if h.pendingDump != nil {
-			select {
-			case a := <-h.pendingDump:
-				h.pendingDump = nil
-				if a.err != nil {
-					return a.err
-				}
-				h.checkInvariants(a.text)
-			default:
-			}
-		}
-		if h.pendingDump == nil && len(h.frameTimes)%h.cfg.invEvery == 0 {
-			h.pendingDump = h.requestDump(ctx, "entity")
-		}
 		// Half-way, every bot asks for a player's xdump of the entities: the deity
 		// check reads the answer.
 		if len(h.frameTimes) == h.cfg.frames/2 {
@@ -791,6 +732,7 @@ func (h *headlessRun) checkDrift(b *headlessBot, f uint64) {
 
 // check runs the checks of every bot at server frame f; final is the last frame.
 func (h *headlessRun) check(f uint64, final bool) {
+	h.takeInvariants()
 	aoi := h.aoi
 	if h.cfg.aoiRemove > 0 {
 		aoi.Remove = min(h.cfg.aoiRemove, aoi.Remove)
@@ -798,15 +740,9 @@ func (h *headlessRun) check(f uint64, final bool) {
 	}
 	for _, b := range h.bots {
 		for _, v := range bot.CheckAOI(b.c, aoi) {
-			// A projectile is simulated by the client from its create (the
-			// server sends no updates), so its replicated state is where it was
-			// created: CheckAOI cannot judge it.
-			if d, projectile := describe(b.c, v.Entity); projectile {
-				h.rep.AOI.ProjectilesSkipped++
-			} else {
-				h.rep.violate(headlessViolation{Frame: v.Frame, Check: "aoi", Bot: b.n, Entity: v.Entity, What: v.What + d})
-			}
+			h.rep.violate(headlessViolation{Frame: v.Frame, Check: "aoi", Bot: b.n, Entity: v.Entity, What: v.What + describe(b.c, v.Entity)})
 		}
+		h.rep.AOI.Projectiles += heldProjectiles(b.c)
 		h.rep.AOI.Checks++
 		if final || f%driftEvery == 0 {
 			h.checkDrift(b, f)
@@ -822,6 +758,15 @@ func (h *headlessRun) check(f uint64, final bool) {
 		if err := b.c.Err(); err != nil {
 			h.rep.violate(headlessViolation{Frame: f, Check: "client", Bot: b.n, What: err.Error()})
 		}
+	}
+}
+
+// takeInvariants adds the frame checker's findings to the report.
+func (h *headlessRun) takeInvariants() {
+	n, bad := h.inv.take()
+	h.rep.InvariantChecks += n
+	for _, v := range bad {
+		h.rep.violate(v)
 	}
 }
 
@@ -875,17 +820,28 @@ func (h *headlessRun) requestDump(ctx context.Context, table string) <-chan dump
 	return got
 }
 
-// awaitDump waits for an answer, granting frames (without the bots) until the
-// server has given it.
+// awaitDump waits for an answer, granting frames (without the bots) as the
+// server needs them: one once the request is queued for the frame loop, so that
+// the answer's frame does not depend on timing.
 func (h *headlessRun) awaitDump(ctx context.Context, got <-chan dumpAnswer) (string, error) {
 	for {
-		select {
-		case a := <-got:
-			return a.text, a.err
-		case <-time.After(20 * time.Millisecond):
-			if err := h.frame(ctx, false, false); err != nil {
-				return "", err
+		var a dumpAnswer
+		answered := false
+		if err := h.frameWait("the server to take the xdump request", func() (bool, error) {
+			select {
+			case a = <-got:
+				answered = true
+			default:
 			}
+			return answered || h.srv.PendingRequests() > 0, nil
+		}); err != nil {
+			return "", err
+		}
+		if answered {
+			return a.text, a.err
+		}
+		if err := h.frame(ctx, allBarriers, false); err != nil {
+			return "", err
 		}
 	}
 }
@@ -899,56 +855,9 @@ func dumpFrame(text string) uint64 {
 	return f
 }
 
-// checkInvariants runs sim CheckInvariants on the state in a deity's dump of the
-// entity table: the default world's configuration with the dumped entities
-// (projectiles, which have no prototype to build them from, left out; the check
-// skips them anyway).
-func (h *headlessRun) checkInvariants(text string) {
-	f := dumpFrame(text)
-	h.rep.InvariantChecks++
-	fail := func(what string) {
-		h.rep.violate(headlessViolation{Frame: f, Check: "invariants", What: what})
-	}
-	w, err := world.LoadDefault()
-	if err != nil {
-		fail(err.Error())
-		return
-	}
-	if err := w.Registry().Load("server.xdump", []byte(text)); err != nil {
-		fail("the server's dump does not load: " + err.Error())
-		return
-	}
-	n := 0
-	for _, e := range w.Entities {
-		if e.Prototype != sim.ProtoProjectile {
-			w.Entities[n] = e
-			n++
-		}
-	}
-	w.Entities = w.Entities[:n]
-	g, err := sim.New(w, &sim.Options{NoPopulation: true})
-	if err != nil {
-		fail("the server's dump does not build a game: " + err.Error())
-		return
-	}
-	if err := g.CheckInvariants(); err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			fail(line)
-		}
-	}
-}
-
 // finalDump checks the invariants of the final state and, with -report, writes
 // its xdump (entities and lost entities) next to the report.
 func (h *headlessRun) finalDump(ctx context.Context) error {
-	if h.pendingDump != nil {
-		text, err := h.awaitDump(ctx, h.pendingDump)
-		h.pendingDump = nil
-		if err != nil {
-			return err
-		}
-		h.checkInvariants(text)
-	}
 	var out strings.Builder
 	for _, table := range []string{"entity", "lost"} {
 		text, err := h.awaitDump(ctx, h.requestDump(ctx, table))
@@ -1009,14 +918,27 @@ var playerEntityColumns = sync.OnceValues(func() (int, error) {
 	return len(strings.Fields(lines[1])), nil
 })
 
-// describe names what a bot holds of entity id (its prototype, motion and last
-// server state) and says whether it is a projectile.
-func describe(c *client.Client, id uint64) (string, bool) {
+// describe names what a bot holds of entity id: its prototype, motion and last
+// server state.
+func describe(c *client.Client, id uint64) string {
 	for _, v := range c.View(nil) {
 		if v.ID == id {
 			return fmt.Sprintf(" (prototype %d, moving %v, server position %v at frame %d)",
-				v.Prototype, v.Moving, v.Server.Position.Vec2(), v.Server.Frame), v.Projectile
+				v.Prototype, v.Moving, v.Server.Position.Vec2(), v.Server.Frame)
 		}
 	}
-	return "", false
+	return ""
+}
+
+// heldProjectiles counts the projectiles a bot holds.
+func heldProjectiles(c *client.Client) int {
+	n := 0
+	c.With(func(r *replica.Replica) {
+		for _, id := range r.IDs(nil) {
+			if r.IsProjectile(id) {
+				n++
+			}
+		}
+	})
+	return n
 }

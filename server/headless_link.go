@@ -23,10 +23,20 @@ import (
 
 // vtime is the headless run's virtual time: server frame f has been stepped at
 // f × 50 ms. Clients and links read it; only the driver moves it.
-type vtime struct{ ns atomic.Int64 }
+type vtime struct {
+	ns      atomic.Int64
+	running atomic.Uint64 // the server frame granted last (running or done)
+}
 
 func (v *vtime) Now() time.Duration  { return time.Duration(v.ns.Load()) }
 func (v *vtime) set(d time.Duration) { v.ns.Store(int64(d)) }
+
+// sentAt is the virtual time of a server packet that carries no frame number (a
+// login result and region change, which the server sends at the frame boundary
+// that admits the client): the time of the frame being granted. The driver
+// grants the next frame only once the packets of this one have been read, so
+// this does not depend on when the socket's reader gets to it.
+func (v *vtime) sentAt() time.Duration { return time.Duration(v.running.Load()) * framePeriod }
 
 // timed is a message with the virtual time it arrives at.
 type timed struct {
@@ -108,7 +118,7 @@ func (l *vlink) readSocket() {
 			l.poke()
 			return
 		}
-		sent := l.vt.Now()
+		sent := l.vt.sentAt()
 		if f := frameOf(&rd, b); f > 0 {
 			// The server sent frame f's packet when it stepped f: at f × 50 ms.
 			sent = time.Duration(f) * framePeriod
@@ -210,6 +220,14 @@ func (l *vlink) deliver(ctx context.Context, now time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// pendingOut returns the number of messages the client wrote that are not due
+// yet.
+func (l *vlink) pendingOut() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.outbound)
 }
 
 // state reports the newest frame read from the socket, and whether the client has
@@ -315,19 +333,6 @@ func (l countListener) Accept() (net.Conn, error) {
 	l.table.servers[cc.key] = cc
 	l.table.mu.Unlock()
 	return cc, nil
-}
-
-// allRead reports whether the server has read every byte the clients wrote (its
-// session readers may still be handling them).
-func (t *connTable) allRead() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for k, c := range t.clients {
-		if s := t.servers[k]; !c.closed && (s == nil || !s.closed && s.read != c.written) {
-			return false
-		}
-	}
-	return true
 }
 
 // received reports whether the server has read, and its session readers have

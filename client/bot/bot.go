@@ -20,6 +20,8 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/client"
 	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
 )
 
 // Options configure a Bot. The zero value gives the defaults.
@@ -105,9 +107,22 @@ func (v Violation) String() string {
 	return fmt.Sprintf("frame %d: entity %d: %s", v.Frame, v.Entity, v.What)
 }
 
+// ProjectileSlack is how much farther from the avatar a projectile can look than
+// it is, where CheckAOI places it: WireSlack for the avatar's and the projectile's
+// quantized positions, plus up to 1/8 m per axis (0.18 m) for the quantized end of
+// its flight, which sets the direction it is carried along.
+const ProjectileSlack = replica.WireSlack + 0.18
+
 // CheckAOI reports the entities the client holds outside aoi's remove radius around
-// its avatar, by their authoritative positions at the newest server frame (with
+// its avatar at the newest server frame, by their authoritative positions (with
 // replica.WireSlack for their quantization).
+//
+// A projectile gets no updates (the client simulates it from its create), so its
+// replicated state is where it was created, often far behind it. The server still
+// removes it, every frame, once its real position is beyond the remove radius.
+// Its flight is known (a straight line from the create's position along its path
+// at its speed, ending at the path's end), so CheckAOI judges it where it is at
+// the newest server frame, with ProjectileSlack.
 func CheckAOI(c *client.Client, aoi replica.AOI) []Violation {
 	var out []Violation
 	c.With(func(r *replica.Replica) {
@@ -116,26 +131,56 @@ func CheckAOI(c *client.Client, aoi replica.AOI) []Violation {
 			return
 		}
 		center := own.Position.Vec2()
-		var held []replica.Candidate
+		f := r.ServerFrame()
+		var held, flying []replica.Candidate
 		for _, id := range r.IDs(nil) {
 			st, _ := r.State(id)
-			held = append(held, replica.Candidate{ID: id, Pos: st.Position.Vec2()})
+			if r.IsProjectile(id) {
+				flying = append(flying, replica.Candidate{ID: id, Pos: InFlight(&st, f)})
+			} else {
+				held = append(held, replica.Candidate{ID: id, Pos: st.Position.Vec2()})
+			}
 		}
-		for _, id := range aoi.Leaks(center, r.Player(), held, replica.WireSlack, nil) {
-			st, _ := r.State(id)
-			out = append(out, Violation{Frame: r.ServerFrame(), Entity: id,
-				What: fmt.Sprintf("held at %.1f m, beyond the remove radius %g", st.Position.Vec2().Sub(center).Len(), aoi.Remove)})
+		leak := func(cands []replica.Candidate, slack float32, kind string) {
+			for _, id := range aoi.Leaks(center, r.Player(), cands, slack, nil) {
+				for _, c := range cands {
+					if c.ID == id {
+						out = append(out, Violation{Frame: f, Entity: id,
+							What: fmt.Sprintf("%sheld at %.1f m, beyond the remove radius %g", kind, c.Pos.Sub(center).Len(), aoi.Remove)})
+					}
+				}
+			}
 		}
+		leak(held, replica.WireSlack, "")
+		leak(flying, ProjectileSlack, "a projectile ")
 	})
 	return out
+}
+
+// InFlight returns where a projectile whose replicated state is st is at server
+// frame f: moved from its position at st.Frame towards its path's end at its
+// speed, and stopped there (the server destroys it at the end of its range).
+func InFlight(st *locomotion.State, f uint64) mgl32.Vec2 {
+	pos := st.Position.Vec2()
+	if st.Fields&locomotion.Moving == 0 || int(st.Goal) >= len(st.Path) || f <= st.Frame {
+		return pos
+	}
+	d := st.Path[len(st.Path)-1].Point.Vec2().Sub(pos)
+	left := d.Len()
+	flown := float32(float64(st.Speed) * float64(sim.FrameSeconds) * float64(f-st.Frame))
+	if left == 0 || flown >= left {
+		return pos.Add(d)
+	}
+	return pos.Add(d.Mul(flown / left))
 }
 
 // CheckDrift reports the compared frames of the client's drift log whose error,
 // before reconciliation, exceeded bound metres (bound 0: any disagreement), and
 // inconsistencies the replica found. After reconciliation the predicted state is
 // the server's by construction; what the bound judges is how far the prediction
-// was off. Prediction does not simulate other entities, so a bump into another
-// avatar or an NPC is a disagreement even without latency.
+// was off. Prediction has other avatars and NPCs only as obstacles standing where
+// the server last said they are, on the wire's grid, so a bump into one is a
+// disagreement even without latency.
 func CheckDrift(c *client.Client, bound float32) []Violation {
 	var out []Violation
 	c.With(func(r *replica.Replica) {

@@ -15,8 +15,9 @@ import (
 )
 
 // Four bots on the scripted server for 10 s of fake time, with and without
-// latency: no AOI leaks, and drift bounded (prediction ignores other avatars, so
-// bots that bump into each other disagree a little even without latency).
+// latency: no AOI leaks, and drift bounded (prediction has other avatars only as
+// obstacles where they last were, so bots that bump into each other disagree a
+// little even without latency).
 func TestBots(t *testing.T) {
 	for _, tc := range []struct {
 		name  string

@@ -51,7 +51,7 @@ func TestLateInputs(t *testing.T) {
 	l.moveTo(t, l.srv.Game.Region(0).SpawnPoints()[2])
 	l.run(t, 10*ticksPerFrame, nil)
 	l.up = 4
-	l.run(t, 60*20*ticksPerFrame/10, nil) // 6 s
+	l.run(t, 16*20*ticksPerFrame, nil) // 16 s: the 80 m walk ends and the avatar rests
 	d := l.r.Drift()
 	st := l.r.Stats()
 	if d.Corrections == 0 || st.LateInputs != 1 {

@@ -10,6 +10,7 @@ import (
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
+	"github.com/twinframe/twinframe/shared/world"
 )
 
 // input is one command of the player, kept until the server acknowledges it.
@@ -23,8 +24,9 @@ type input struct {
 
 // predState is the predicted avatar after a frame.
 type predState struct {
-	frame uint64 // 0: empty
-	st    locomotion.State
+	frame   uint64 // 0: empty
+	st      locomotion.State
+	contact bool // the avatar touched another entity in the frame's step
 }
 
 // predictor runs the own avatar ahead of the server in a private game.
@@ -50,6 +52,9 @@ type predictor struct {
 
 	packer   *archive.Archive
 	unpacker *archive.Archive
+	rewind   locomotion.State // what correct rewinds to
+	blockers []blocker        // remote entities standing in the game, ascending server id
+	scratch  []blocker
 	doomed   []sim.EntityID
 }
 
@@ -69,6 +74,7 @@ func (p *predictor) drop() {
 	if p.local != 0 && p.game != nil {
 		_ = p.game.Destroy(p.local) // the avatar may already be gone; nothing to undo
 	}
+	p.syncBlockers(nil, 0)
 	g := p.game
 	p.reset(g)
 }
@@ -155,7 +161,7 @@ func (p *predictor) rebase(frame uint64) {
 
 func (p *predictor) record(f uint64) {
 	ps := p.at(f)
-	ps.frame = f
+	ps.frame, ps.contact = f, false
 	if e := p.game.Entity(p.local); e != nil {
 		e.LocomotionState(&ps.st, f)
 		ps.st.Entity = p.id
@@ -176,6 +182,11 @@ func (p *predictor) step() {
 	p.removeProjectiles()
 	p.frame = f
 	p.record(f)
+	for _, ev := range p.game.Events() {
+		if ev.Kind == sim.OnCollide && ev.B != 0 && (ev.A == p.local || ev.B == p.local) {
+			p.at(f).contact = true
+		}
+	}
 }
 
 // removeProjectiles destroys the bolts the avatar fired: the server replicates the
@@ -221,6 +232,9 @@ func (r *Replica) Advance(now time.Duration) int {
 	}
 	// Never run further ahead of the newest server frame than the ring can reconcile.
 	limit := r.frame + uint64(len(p.ring)) - 2
+	if p.frame < target && p.frame < limit {
+		p.syncBlockers(r.ents, r.player)
+	}
 	n := 0
 	for p.frame < target && p.frame < limit && n < r.opt.MaxCatchUp {
 		p.step()
@@ -243,6 +257,28 @@ func (p *predictor) decay(k float32) {
 
 // PredictedFrame returns the newest predicted frame (0 without an avatar).
 func (r *Replica) PredictedFrame() uint64 { return r.pred.frame }
+
+// Predicted returns the prediction for frame f while the history holds it: the
+// own avatar's exact (unquantized) state after that frame (after reconciliation,
+// once the server's frame f has arrived), and whether the avatar touched another
+// entity in the frame's step. For checks that compare it with the server's own.
+func (r *Replica) Predicted(f uint64) (st locomotion.State, contact, ok bool) {
+	p := &r.pred
+	ps := p.at(f)
+	if !p.active() || ps.frame != f || f > p.frame {
+		return locomotion.State{}, false, false
+	}
+	st = ps.st
+	st.Path = append([]locomotion.PathNode(nil), st.Path...)
+	return st, ps.contact, true
+}
+
+// IsProjectile reports whether the replica holds entity id and it is a
+// projectile (which the server sends once, at its creation; see View).
+func (r *Replica) IsProjectile(id uint64) bool {
+	e := r.entity(id)
+	return e != nil && e.projectile
+}
 
 // PendingInputs returns the number of inputs the server has not acknowledged.
 func (r *Replica) PendingInputs() int { return len(r.pred.inputs) }
@@ -386,12 +422,16 @@ func (r *Replica) correct(own *entity, s *DriftSample) {
 	f := r.frame
 	before, beforeYaw, _ := p.pos(p.frame)
 	newest := p.frame
-	if err := p.set(&own.state); err != nil {
+	rewindTo(&p.rewind, &p.at(f).st, &own.state)
+	if err := p.game.SetLocomotion(p.local, &p.rewind); err != nil {
 		r.fail(nil, own.id, ErrBadArchive, err.Error())
 		return
 	}
+	contact := p.at(f).contact // what the mispredicted step ran into
 	p.frame = f
 	p.record(f)
+	p.at(f).contact = contact
+	p.syncBlockers(r.ents, r.player)
 	for p.frame < newest {
 		p.step()
 		s.Replayed++
@@ -406,4 +446,155 @@ func (r *Replica) correct(own *entity, s *DriftSample) {
 	}
 	p.offset = p.offset.Add(d)
 	p.yawOff = wrapAngle(p.yawOff + wrapAngle(beforeYaw-afterYaw))
+}
+
+// rewindTo fills dst with the state a correction rewinds to: the server's state for
+// the frame, except that each value whose prediction quantizes to what the server
+// sent keeps the prediction's exact value. The wire carries the avatar on a grid
+// (1/8 m, 1/64 rad); the server simulates off it. Rewinding a correct prediction's
+// values onto the grid would start the replay up to a quantum away from the server,
+// and at a wall, a path corner or a stop a quantum decides where the avatar goes and
+// which way it faces (an avatar jittering against a wall vertex reverses its yaw
+// every frame: the replay from the grid ran in the opposite phase, ≈ π off).
+//
+// A point (the position, a path node) that does not match its counterpart may
+// match another predicted point: an avatar that arrived a frame before or after
+// its prediction stands on, or walks to, the goal the prediction walks to or
+// stands on (a server avatar at rest is first tried on the predicted path's end).
+// Only a point that matches none takes the server's grid value.
+func rewindTo(dst, pred, auth *locomotion.State) {
+	path := dst.Path[:0]
+	*dst = *auth
+	dst.Path = append(path, auth.Path...)
+	same := pred.Position
+	if auth.Fields&locomotion.Moving == 0 && pred.Fields&locomotion.Moving != 0 && len(pred.Path) > 0 {
+		// The server's avatar has stopped where the prediction was still
+		// walking: most likely it arrived, a frame early, at the path's end.
+		same = pred.Path[len(pred.Path)-1].Point
+	}
+	dst.Position = rewindPoint(auth.Position, same, pred)
+	dst.Yaw = keep(pred.Yaw, auth.Yaw, locomotion.YawPrecision)
+	dst.Speed = keep(pred.Speed, auth.Speed, locomotion.SpeedPrecision)
+	for i := range dst.Path {
+		same := auth.Path[i].Point // no counterpart: only another predicted point can match
+		if i < len(pred.Path) {
+			same = pred.Path[i].Point
+		}
+		dst.Path[i].Point = rewindPoint(auth.Path[i].Point, same, pred)
+	}
+}
+
+// rewindPoint returns the predicted point that quantizes to auth: same (its
+// counterpart) if it does, else the predicted position or path node that does,
+// else same's coordinates that agree with auth's and auth's grid values for the
+// others.
+func rewindPoint(auth, same mgl32.Vec3, pred *locomotion.State) mgl32.Vec3 {
+	q := quantize3(auth)
+	if same != auth && quantize3(same) == q {
+		return same
+	}
+	if quantize3(pred.Position) == q {
+		return pred.Position
+	}
+	for _, n := range pred.Path {
+		if quantize3(n.Point) == q {
+			return n.Point
+		}
+	}
+	var out mgl32.Vec3
+	for k := range 3 {
+		out[k] = keep(same[k], auth[k], locomotion.PositionPrecision)
+	}
+	return out
+}
+
+func quantize3(v mgl32.Vec3) [3]int32 {
+	p := locomotion.PositionPrecision
+	return [3]int32{archive.FixedFromFloat(v[0], p), archive.FixedFromFloat(v[1], p), archive.FixedFromFloat(v[2], p)}
+}
+
+// keep returns pred when it quantizes to auth at precision p (the server's exact
+// value may be pred), else auth: on the grid, where spawn points, stops at a
+// configured point and the quantized state the client started from are exact.
+func keep(pred, auth float32, p int) float32 {
+	if archive.FixedFromFloat(pred, p) == archive.FixedFromFloat(auth, p) {
+		return pred
+	}
+	return auth
+}
+
+// blocker is a remote entity standing in the prediction game.
+type blocker struct {
+	server uint64
+	local  sim.EntityID
+}
+
+// blockerRange is how far from the avatar remote entities stand in the prediction
+// game: farther than the avatar and a remote entity can close in the frames
+// prediction runs ahead (6 m/s and 2.5 m/s for 8 frames is 3.4 m, plus radii).
+const blockerRange = 8
+
+// syncBlockers puts the remote entities that can block the avatar (blocking,
+// not static: the world's props are in the game already; not projectiles) within
+// blockerRange into the prediction game, where the server last said they are,
+// standing still: at zero latency a bump into a resting NPC or avatar is then
+// predicted to within the wire's quantization, where the avatar used to walk
+// through it and be corrected. A moving one is where it was at the newest
+// server frame, a frame or a few behind where the server has it; still a better
+// guess than nowhere. ents must be ascending by id (nil removes every blocker).
+func (p *predictor) syncBlockers(ents []*entity, self uint64) {
+	if p.game == nil {
+		p.blockers = p.blockers[:0]
+		return
+	}
+	own := p.game.Entity(p.local)
+	next := p.scratch[:0]
+	old := p.blockers
+	for _, e := range ents {
+		for len(old) > 0 && old[0].server < e.id {
+			_ = p.game.Destroy(old[0].local) // gone from the replica
+			old = old[1:]
+		}
+		var b blocker
+		if len(old) > 0 && old[0].server == e.id {
+			b, old = old[0], old[1:]
+		}
+		pos := mgl32.Vec2{e.state.Position[0], e.state.Position[1]}
+		if own == nil || e.id == self || e.projectile || !p.blocks(e.proto) || pos.Sub(own.Pos()).Len() > blockerRange {
+			if b.local != 0 {
+				_ = p.game.Destroy(b.local)
+			}
+			continue
+		}
+		if b.local == 0 {
+			id, err := p.game.Spawn(e.proto, e.region, pos, e.state.Yaw)
+			if err != nil {
+				continue // no room where the server has it: the avatar cannot get there either
+			}
+			_ = p.game.SetSpeed(id, 0) // it must not wander off in the prediction
+			b = blocker{server: e.id, local: id}
+		}
+		st := locomotion.State{Position: e.state.Position, Yaw: e.state.Yaw}
+		if err := p.game.SetLocomotion(b.local, &st); err != nil {
+			_ = p.game.Destroy(b.local)
+			continue
+		}
+		next = append(next, b)
+	}
+	for _, b := range old {
+		_ = p.game.Destroy(b.local)
+	}
+	p.scratch, p.blockers = p.blockers[:0], next
+}
+
+// blocks reports whether entities of prototype proto can stop the avatar and are
+// not in the prediction game already.
+func (p *predictor) blocks(proto int32) bool {
+	w := p.game.World()
+	for i := range w.Prototypes {
+		if pr := &w.Prototypes[i]; pr.ID == proto {
+			return pr.Collision == world.Blocking && pr.Flags&world.FlagStatic == 0
+		}
+	}
+	return false
 }

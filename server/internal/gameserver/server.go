@@ -64,6 +64,8 @@ type Config struct {
 	// Clock is the frame loop's time source (wall clock: monotonic time since New).
 	Clock  frameclock.Clock
 	Logger *slog.Logger // (discard)
+	// OnFrame, if set, is called on the frame loop after each stepped frame (hooks.go).
+	OnFrame func(FrameView)
 }
 
 func (c *Config) defaults() error {
@@ -350,6 +352,7 @@ func (s *Server) frame(uint64) error {
 	// 6. Replication (with the loop's timings once a second).
 	s.queueFrameStats()
 	s.replicate(stepped)
+	s.onFrame(stepped)
 	if now := s.cfg.Clock.Now(); now-s.lastSave >= s.cfg.SaveEvery {
 		s.lastSave = now
 		for _, c := range s.sessions {

@@ -1,0 +1,42 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
+)
+
+// SetLocomotion puts a replicated locomotion state into entity id exactly as given,
+// the way a Replication create sets it (position, yaw, speed, and a path walked
+// from node Goal when Moving) but without the wire's quantization. A client's
+// prediction rewinds its avatar with it: the values it keeps from its own exact
+// prediction must not be rounded to the wire's grid, or the replay starts a
+// sub-quantum away from the server.
+func (g *Game) SetLocomotion(id EntityID, st *locomotion.State) error {
+	e, err := g.live(id)
+	if err != nil {
+		return err
+	}
+	if !finite(st.Position[0]) || !finite(st.Position[1]) || !finite(st.Yaw) || !finite(st.Speed) {
+		return ErrNotFinite
+	}
+	moving := st.Fields&locomotion.Moving != 0
+	if moving && int(st.Goal) > len(st.Path) {
+		return fmt.Errorf("%w: goal %d beyond %d path nodes", ErrCorrupt, st.Goal, len(st.Path))
+	}
+	e.changed = st.Frame
+	e.pos = mgl32.Vec2{st.Position[0], st.Position[1]}
+	e.yaw, e.speed = st.Yaw, st.Speed
+	path := e.loco.path[:0]
+	e.loco = locomotor{}
+	if moving {
+		e.loco.mode = PathMove
+		for _, n := range st.Path {
+			path = append(path, mgl32.Vec2{n.Point[0], n.Point[1]})
+		}
+		e.loco.path = path
+		e.loco.next = int32(st.Goal)
+	}
+	return nil
+}
