@@ -64,6 +64,11 @@ type Config struct {
 	// Clock is the frame loop's time source (wall clock: monotonic time since New).
 	Clock  frameclock.Clock
 	Logger *slog.Logger // (discard)
+
+	// FrameWork, if set, runs inside every frame after replication with the
+	// loop's frame number (frameclock.Report.Frame): load tests inject work
+	// through it (server loadtest -overload).
+	FrameWork func(frame uint64)
 }
 
 func (c *Config) defaults() error {
@@ -311,7 +316,7 @@ func (s *Server) runRequests() {
 }
 
 // frame is one tick of the frame loop (DESIGN.md §3).
-func (s *Server) frame(uint64) error {
+func (s *Server) frame(loopFrame uint64) error {
 	s.runRequests()
 	// 1. Inputs: drain the inboxes; drop sessions that ended.
 	n := 0
@@ -348,6 +353,9 @@ func (s *Server) frame(uint64) error {
 	}
 	// 6. Replication.
 	s.replicate(stepped)
+	if s.cfg.FrameWork != nil {
+		s.cfg.FrameWork(loopFrame)
+	}
 	if now := s.cfg.Clock.Now(); now-s.lastSave >= s.cfg.SaveEvery {
 		s.lastSave = now
 		for _, c := range s.sessions {

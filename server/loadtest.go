@@ -1,0 +1,281 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"time"
+
+	"github.com/twinframe/twinframe/server/internal/gameserver"
+	"github.com/twinframe/twinframe/server/internal/store"
+	"github.com/twinframe/twinframe/shared/sim/frameclock"
+)
+
+// The load test (issue 9): the real server, frame loop on the wall clock at
+// 20 Hz, with N bot clients over loopback websockets for D of real time.
+//
+// Design note: unlike the headless run nothing is lockstep here. The server runs
+// exactly as `server serve` does (its own wall clock, its own frameclock.Driver);
+// the bots are the viewer's client code (client.Client with its replica and
+// prediction, driven by client/bot) stepped together at 20 Hz by one pacing
+// goroutine, in the same process. The figures come from the server's own
+// bookkeeping (gameserver.FrameReports, gameserver.Traffic) over the measured
+// window, which starts once every bot has its avatar; process CPU and memory
+// include the bots, since they share the process (and the machine's cores).
+// The overload phase comes after that window, so that it does not colour the
+// load figures: work is injected inside the frame through
+// gameserver.Config.FrameWork.
+
+const loadtestUsage = `usage: server loadtest -bots N -duration D [-report FILE] [-find-max] [-overload X] [-cpuprofile F] [-memprofile F]`
+
+type loadConfig struct {
+	bots     int
+	duration time.Duration
+	report   string
+	seed     uint64
+	// find-max: start at bots, add step until a run does not hold 20 Hz (or
+	// maxBots), then bisect down to step/4.
+	findMax bool
+	step    int
+	maxBots int
+	// overload: after the window, inject overload × the frame budget of work in
+	// every frame for overloadFor, and watch the recovery for recoverFor.
+	overload    float64
+	overloadFor time.Duration
+	recoverFor  time.Duration
+	joinTimeout time.Duration
+	cpuProfile  string
+	memProfile  string
+	verbose     bool
+}
+
+// loadtestCommand runs `server loadtest ...`.
+func loadtestCommand(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var cfg loadConfig
+	fl.IntVar(&cfg.bots, "bots", 50, "bot `clients` (with -find-max: the first count tried)")
+	fl.DurationVar(&cfg.duration, "duration", 10*time.Second, "measured `time` once every bot has joined (each run, with -find-max)")
+	fl.StringVar(&cfg.report, "report", "", "write the JSON report to `file`")
+	fl.Uint64Var(&cfg.seed, "seed", 1, "`seed` of the game and the bots")
+	fl.BoolVar(&cfg.findMax, "find-max", false, "find the largest bot count that holds 20 Hz: p99 frame duration ≤ 50 ms, no dropped frame, no bot disconnected")
+	fl.IntVar(&cfg.step, "step", 50, "with -find-max: `bots` added per run before bisecting")
+	fl.IntVar(&cfg.maxBots, "max-bots", 1000, "with -find-max: the largest `count` tried")
+	fl.Float64Var(&cfg.overload, "overload", 0, "after the measured time, inject this `multiple` of the frame budget of work into every frame (3: 150 ms a frame)")
+	fl.DurationVar(&cfg.overloadFor, "overload-for", 2*time.Second, "how long the overload lasts")
+	fl.DurationVar(&cfg.recoverFor, "recover-for", 3*time.Second, "how long to watch the frames after the overload")
+	fl.DurationVar(&cfg.joinTimeout, "join-timeout", 60*time.Second, "longest time for every bot to get its avatar")
+	fl.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured time to `file`")
+	fl.StringVar(&cfg.memProfile, "memprofile", "", "write an allocation profile (pprof allocs) to `file` at the end")
+	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
+	fl.Usage = func() {
+		fmt.Fprintln(fl.Output(), loadtestUsage)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "server: loadtest: unexpected argument %q\n%s\n", fl.Arg(0), loadtestUsage)
+		return 2
+	}
+	if cfg.bots <= 0 || cfg.bots > 5000 || cfg.duration <= 0 || cfg.step <= 0 || cfg.maxBots < cfg.bots ||
+		cfg.overload < 0 || cfg.overloadFor <= 0 || cfg.recoverFor <= 0 || cfg.joinTimeout <= 0 {
+		fmt.Fprintf(stderr, "server: loadtest: -bots (1 to 5000), -duration, -step, -overload-for, -recover-for and -join-timeout must be positive, -max-bots at least -bots, -overload not negative\n")
+		return 2
+	}
+	level := slog.LevelWarn + 100
+	if cfg.verbose {
+		level = slog.LevelInfo
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	var out any
+	var err error
+	if cfg.findMax {
+		var fm *findMaxReport
+		fm, err = findMax(cfg, log, stdout)
+		if fm != nil {
+			fm.summary(stdout)
+			out = fm
+		}
+	} else {
+		var rep *loadReport
+		rep, err = runLoad(cfg, log)
+		if rep != nil {
+			rep.summary(stdout)
+			out = rep
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "server: loadtest: %v\n", err)
+	}
+	if cfg.report != "" && out != nil {
+		if werr := writeJSON(cfg.report, out); werr != nil {
+			fmt.Fprintf(stderr, "server: loadtest: %v\n", werr)
+			return 1
+		}
+	}
+	if err != nil {
+		return 1
+	}
+	return 0
+}
+
+// runLoad runs one load test: a fresh server and store, cfg.bots bots.
+func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
+	rep := newLoadReport(cfg)
+	dir, err := os.MkdirTemp("", "twinframe-loadtest-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := store.Open(ctx, filepath.Join(dir, "loadtest.db"))
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	ov := newOverload(wallClock{time.Now()}, spin, time.Duration(cfg.overload*float64(framePeriod)))
+	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: cfg.seed, DeityToken: "loadtest",
+		Logger: log, FrameWork: ov.frameWork})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	hs := &http.Server{Handler: srv.Handler(nil), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	runCtx, stopLoop := context.WithCancel(ctx)
+	runDone := make(chan error, 1)
+	go func() { runDone <- srv.Run(runCtx) }()
+	var bots *botPool
+	stop := func() error {
+		if bots != nil {
+			bots.close()
+		}
+		stopLoop()
+		err := <-runDone
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		_ = hs.Shutdown(sctx)
+		return err
+	}
+
+	rep.LoadAverage.Start = loadAverage()
+	joinStart := time.Now()
+	bots, err = joinBots(ctx, "ws://"+ln.Addr().String()+"/ws", cfg.bots, cfg.seed, cfg.joinTimeout, log)
+	rep.JoinSeconds = time.Since(joinStart).Seconds()
+	if err != nil {
+		_ = stop()
+		return rep, err
+	}
+	go bots.play(framePeriod)
+
+	// The measured window.
+	runtime.GC()
+	rep.Memory.PeakRSSReset = resetPeakRSS()
+	var prof *os.File
+	if cfg.cpuProfile != "" {
+		if prof, err = os.Create(cfg.cpuProfile); err == nil {
+			err = pprof.StartCPUProfile(prof)
+		}
+		if err != nil {
+			_ = stop()
+			return rep, err
+		}
+	}
+	w := startWindow(srv)
+	heap := startHeapSampler(20 * time.Millisecond)
+	reports, err := w.collect(srv, cfg.duration)
+	rep.Memory.PeakHeapBytes = heap.stop()
+	if prof != nil {
+		pprof.StopCPUProfile()
+		_ = prof.Close()
+	}
+	rep.fill(w, reports, srv.Traffic(), bots)
+	if err == nil && cfg.overload > 0 {
+		rep.Overload, err = runOverloadPhase(srv, ov, cfg.overloadFor, cfg.recoverFor)
+	}
+	rep.LoadAverage.End = loadAverage()
+	if cfg.memProfile != "" {
+		if werr := writeAllocsProfile(cfg.memProfile); err == nil {
+			err = werr
+		}
+	}
+	if serr := stop(); err == nil && serr != nil {
+		err = serr
+	}
+	rep.judge()
+	return rep, err
+}
+
+// window is the measured stretch of a run: the server's counters at its start.
+type window struct {
+	start   time.Time
+	cpu0    time.Duration
+	cursor  int
+	dropped uint64 // frames dropped before the window
+	traffic gameserver.Traffic
+	lost    int
+	wall    time.Duration
+	cpu     time.Duration
+}
+
+func startWindow(srv *gameserver.Server) *window {
+	w := &window{start: time.Now(), cpu0: cpuTime(), traffic: srv.Traffic()}
+	_, w.cursor, _ = srv.FrameReports(1 << 62) // only what comes next
+	if w.cursor > 0 {
+		if before, _, _ := srv.FrameReports(w.cursor - 1); len(before) > 0 {
+			w.dropped = before[0].Dropped
+		}
+	}
+	return w
+}
+
+// collect gathers the frame reports for d, reading the server's ring often
+// enough (every 2 s; it holds 10 s of frames) to miss none.
+func (w *window) collect(srv *gameserver.Server, d time.Duration) ([]frameclock.Report, error) {
+	var all []frameclock.Report
+	end := w.start.Add(d)
+	read := func() {
+		r, next, lost := srv.FrameReports(w.cursor)
+		all = append(all, r...)
+		w.cursor, w.lost = next, w.lost+lost
+	}
+	for left := time.Until(end); left > 0; left = time.Until(end) {
+		time.Sleep(min(left, 2*time.Second))
+		read()
+	}
+	w.wall, w.cpu = time.Since(w.start), cpuTime()-w.cpu0
+	if len(all) == 0 {
+		return nil, errors.New("loadtest: the server ran no frame in the measured time")
+	}
+	return all, nil
+}
+
+func writeAllocsProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+)
+
+// findMaxReport is the JSON report of -find-max: every run, and the answer.
+type findMaxReport struct {
+	HoldsRule string `json:"holdsRule"`
+	// MaxBots is the largest count that held (0: not even the first).
+	MaxBots int `json:"maxBots"`
+	// FirstFailing is the smallest count that did not hold (0: none did not, up to -max-bots).
+	FirstFailing int           `json:"firstFailing"`
+	Runs         []*loadReport `json:"runs"`
+}
+
+// findMax runs load tests with more and more bots: from cfg.bots up by cfg.step
+// until a run does not hold 20 Hz (or cfg.maxBots), then bisects between the
+// last count that held and the first that did not, down to a gap of step/4
+// (at least 1). Each run is a fresh server and store in this process.
+func findMax(cfg loadConfig, log *slog.Logger, progress io.Writer) (*findMaxReport, error) {
+	fm := &findMaxReport{HoldsRule: holdsRule}
+	try := func(n int) (bool, error) {
+		c := cfg
+		c.bots, c.cpuProfile, c.memProfile, c.overload = n, "", "", 0
+		runtime.GC()
+		rep, err := runLoad(c, log)
+		if rep != nil {
+			fm.Runs = append(fm.Runs, rep)
+			fmt.Fprintf(progress, "loadtest: find-max: %d bots: frame p99 %.2f ms, lateness p99 %.3f ms, %d dropped, %d of %d connected: holds %v\n",
+				n, rep.FrameDuration.P99Ms, rep.Lateness.P99Ms, rep.DroppedFrames, rep.Connected, n, rep.Holds)
+		}
+		if err != nil {
+			return false, fmt.Errorf("%d bots: %w", n, err)
+		}
+		return rep.Holds, nil
+	}
+	ok, fail := 0, 0
+	for n := cfg.bots; n <= cfg.maxBots; n += cfg.step {
+		held, err := try(n)
+		if err != nil {
+			return fm, err
+		}
+		if !held {
+			fail = n
+			break
+		}
+		ok = n
+	}
+	gap := max(1, cfg.step/4)
+	for fail > 0 && fail-ok > gap {
+		n := (ok + fail) / 2
+		held, err := try(n)
+		if err != nil {
+			return fm, err
+		}
+		if held {
+			ok = n
+		} else {
+			fail = n
+		}
+	}
+	fm.MaxBots, fm.FirstFailing = ok, fail
+	return fm, nil
+}
+
+func (fm *findMaxReport) summary(w io.Writer) {
+	switch {
+	case fm.MaxBots == 0 && fm.FirstFailing > 0:
+		fmt.Fprintf(w, "loadtest: find-max: not even %d bots hold 20 Hz (%s)\n", fm.FirstFailing, fm.HoldsRule)
+	case fm.FirstFailing == 0:
+		fmt.Fprintf(w, "loadtest: find-max: every count tried held 20 Hz, up to %d bots (%s)\n", fm.MaxBots, fm.HoldsRule)
+	default:
+		fmt.Fprintf(w, "loadtest: find-max: %d bots hold 20 Hz, %d do not (%s)\n", fm.MaxBots, fm.FirstFailing, fm.HoldsRule)
+	}
+}
