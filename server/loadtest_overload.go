@@ -83,7 +83,7 @@ const onTime = 2 * time.Millisecond
 
 // overloadReport says what a burst did to the schedule.
 type overloadReport struct {
-	Multiple      float64 `json:"multiple"`    // of the frame budget, per frame
+	Multiple      float64 `json:"multiple"` // of the frame budget, per frame
 	WorkMs        float64 `json:"workPerFrameMs"`
 	BurstSeconds  float64 `json:"burstSeconds"`
 	BurstFrames   int     `json:"burstFrames"` // frames that ran inside the burst
