@@ -27,13 +27,12 @@ import (
 // exactly as `server serve` does (its own wall clock, its own frameclock.Driver);
 // the bots are the viewer's client code (client.Client with its replica and
 // prediction, driven by client/bot) stepped together at 20 Hz by one pacing
-// goroutine, in the same process. The figures come from the server's own
+// goroutine in a child process (loadtest_botproc.go), so that the server's CPU,
+// memory and scheduler are its own. The figures come from the server's own
 // bookkeeping (gameserver.FrameReports, gameserver.Traffic) over the measured
-// window, which starts once every bot has its avatar; process CPU and memory
-// include the bots, since they share the process (and the machine's cores).
-// The overload phase comes after that window, so that it does not colour the
-// load figures: work is injected inside the frame through
-// gameserver.Config.FrameWork.
+// window, which starts once every bot has its avatar. The overload phase comes
+// after that window, so that it does not colour the load figures: work is
+// injected inside the frame through gameserver.Config.FrameWork.
 
 const loadtestUsage = `usage: server loadtest -bots N -duration D [-report FILE] [-find-max] [-overload X] [-cpuprofile F] [-memprofile F]`
 
@@ -53,9 +52,11 @@ type loadConfig struct {
 	overloadFor time.Duration
 	recoverFor  time.Duration
 	joinTimeout time.Duration
+	botsNice    int
 	cpuProfile  string
 	memProfile  string
 	verbose     bool
+	stderr      io.Writer // the bot process's
 }
 
 // loadtestCommand runs `server loadtest ...`.
@@ -74,6 +75,7 @@ func loadtestCommand(args []string, stdout, stderr io.Writer) int {
 	fl.DurationVar(&cfg.overloadFor, "overload-for", 2*time.Second, "how long the overload lasts")
 	fl.DurationVar(&cfg.recoverFor, "recover-for", 3*time.Second, "how long to watch the frames after the overload")
 	fl.DurationVar(&cfg.joinTimeout, "join-timeout", 60*time.Second, "longest time for every bot to get its avatar")
+	fl.IntVar(&cfg.botsNice, "bots-nice", 10, "run the bots' process under nice(1) with this `increment` (0: the server's priority)")
 	fl.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured time to `file`")
 	fl.StringVar(&cfg.memProfile, "memprofile", "", "write an allocation profile (pprof allocs) to `file` at the end")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
@@ -101,6 +103,7 @@ func loadtestCommand(args []string, stdout, stderr io.Writer) int {
 		level = slog.LevelInfo
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	cfg.stderr = stderr
 	var out any
 	var err error
 	if cfg.findMax {
@@ -163,13 +166,16 @@ func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 	runCtx, stopLoop := context.WithCancel(ctx)
 	runDone := make(chan error, 1)
 	go func() { runDone <- srv.Run(runCtx) }()
-	var bots *botPool
+	var bots *botProc
 	stop := func() error {
+		var err error
 		if bots != nil {
-			bots.close()
+			_, err = bots.stop()
 		}
 		stopLoop()
-		err := <-runDone
+		if rerr := <-runDone; err == nil {
+			err = rerr
+		}
 		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer scancel()
 		_ = hs.Shutdown(sctx)
@@ -178,13 +184,13 @@ func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 
 	rep.LoadAverage.Start = loadAverage()
 	joinStart := time.Now()
-	bots, err = joinBots(ctx, "ws://"+ln.Addr().String()+"/ws", cfg.bots, cfg.seed, cfg.joinTimeout, log)
+	bots, bots0, err := startBotProc("ws://"+ln.Addr().String()+"/ws", cfg.bots, cfg.seed, cfg.joinTimeout, cfg.botsNice, cfg.verbose, cfg.stderr)
 	rep.JoinSeconds = time.Since(joinStart).Seconds()
 	if err != nil {
 		_ = stop()
 		return rep, err
 	}
-	go bots.play(framePeriod)
+	rep.BotProcess.Nice = bots.nice
 
 	// The measured window.
 	runtime.GC()
@@ -207,7 +213,15 @@ func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 		pprof.StopCPUProfile()
 		_ = prof.Close()
 	}
-	rep.fill(w, reports, srv.Traffic(), bots)
+	bots1, serr := bots.status()
+	if err == nil {
+		err = serr
+	}
+	if err != nil {
+		_ = stop()
+		return rep, err
+	}
+	rep.fill(w, reports, srv.Traffic(), bots0, bots1)
 	if err == nil && cfg.overload > 0 {
 		rep.Overload, err = runOverloadPhase(srv, ov, cfg.overloadFor, cfg.recoverFor)
 	}

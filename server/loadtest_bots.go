@@ -111,16 +111,6 @@ func (p *botPool) connected() (int, map[string]int) {
 	return up, ended
 }
 
-// traffic sums what the bots' clients counted.
-func (p *botPool) traffic() (in, out int64) {
-	for _, b := range p.bots {
-		st := b.C.Stats()
-		in += st.BytesIn
-		out += st.BytesOut
-	}
-	return in, out
-}
-
 // close stops the pacing (if it runs) and closes every client.
 func (p *botPool) close() {
 	select {

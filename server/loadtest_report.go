@@ -36,10 +36,10 @@ type loadReport struct {
 	DroppedFrames uint64    `json:"droppedFrames"`
 	MaxBacklog    int       `json:"maxBacklog"`
 	CPU           struct {
-		Seconds float64 `json:"seconds"` // process user+system time over the window (server and bots)
+		Seconds float64 `json:"seconds"` // the server process's user+system time over the window
 		Cores   float64 `json:"cores"`   // seconds per second of wall time
 	} `json:"cpu"`
-	Memory struct {
+	Memory struct { // the server process
 		PeakRSSBytes  int64 `json:"peakRSSBytes"` // VmHWM of /proc/self/status at the end
 		PeakRSSReset  bool  `json:"peakRSSReset"` // the high-water mark was reset at the window's start (else: since the process started)
 		PeakHeapBytes int64 `json:"peakHeapBytes"`
@@ -56,8 +56,14 @@ type loadReport struct {
 	Disconnects map[string]uint64 `json:"disconnects"`
 	// ClientsEnded are the bots whose connection ended, by the client's error.
 	ClientsEnded map[string]int `json:"clientsEnded"`
-	BotStepErrs  int64          `json:"botStepErrors"`
-	BotLateTicks int64          `json:"botLateTicks"` // pacing ticks skipped: the bots could not keep 20 Hz
+	BotProcess   struct {
+		Nice         int     `json:"nice"` // its niceness relative to the server's
+		CPUSeconds   float64 `json:"cpuSeconds"`
+		Cores        float64 `json:"cores"`
+		PeakRSSBytes int64   `json:"peakRSSBytes"` // since it started
+		StepErrs     int64   `json:"stepErrors"`
+		LateTicks    int64   `json:"lateTicks"` // pacing ticks skipped: the bots could not keep 20 Hz
+	} `json:"botProcess"`
 	LoadAverage  struct {
 		Start string `json:"start"` // /proc/loadavg before the bots joined
 		End   string `json:"end"`
@@ -71,7 +77,7 @@ func newLoadReport(cfg loadConfig) *loadReport {
 }
 
 // fill sets the window's figures.
-func (r *loadReport) fill(w *window, reports []frameclock.Report, t gameserver.Traffic, bots *botPool) {
+func (r *loadReport) fill(w *window, reports []frameclock.Report, t gameserver.Traffic, bots0, bots1 botStatus) {
 	r.WallSeconds = w.wall.Seconds()
 	r.Frames, r.LostReports = len(reports), w.lost
 	dur := make([]time.Duration, len(reports))
@@ -97,8 +103,13 @@ func (r *loadReport) fill(w *window, reports []frameclock.Report, t gameserver.T
 		r.Traffic.FromServerPerClient = float64(r.Traffic.FromServerBytes) / per
 	}
 	maps.Copy(r.Disconnects, t.Disconnects)
-	r.Connected, r.ClientsEnded = bots.connected()
-	r.BotStepErrs, r.BotLateTicks = bots.stepErrs.Load(), bots.late.Load()
+	r.Connected, r.ClientsEnded = bots1.Connected, bots1.Ended
+	b := &r.BotProcess
+	b.CPUSeconds = time.Duration(bots1.CPUNanos - bots0.CPUNanos).Seconds()
+	if r.WallSeconds > 0 {
+		b.Cores = b.CPUSeconds / r.WallSeconds
+	}
+	b.PeakRSSBytes, b.StepErrs, b.LateTicks = bots1.PeakRSSBytes, bots1.StepErrs-bots0.StepErrs, bots1.LateTicks-bots0.LateTicks
 }
 
 // judge decides whether the run held 20 Hz (holdsRule).
@@ -113,15 +124,16 @@ func (r *loadReport) summary(w io.Writer) {
 	fmt.Fprintf(w, "loadtest: %d frames: duration p50 %.2f ms p99 %.2f ms max %.2f ms; start lateness p50 %.3f ms p99 %.3f ms; %d dropped, max backlog %d\n",
 		r.Frames, r.FrameDuration.P50Ms, r.FrameDuration.P99Ms, r.FrameDuration.MaxMs,
 		r.Lateness.P50Ms, r.Lateness.P99Ms, r.DroppedFrames, r.MaxBacklog)
-	fmt.Fprintf(w, "loadtest: CPU %.2f s (%.2f cores, server and bots); peak RSS %.1f MiB, peak Go heap %.1f MiB\n",
-		r.CPU.Seconds, r.CPU.Cores, float64(r.Memory.PeakRSSBytes)/(1<<20), float64(r.Memory.PeakHeapBytes)/(1<<20))
+	fmt.Fprintf(w, "loadtest: server CPU %.2f s (%.2f cores); peak RSS %.1f MiB, peak Go heap %.1f MiB; bot process (nice %d) CPU %.2f s (%.2f cores), peak RSS %.1f MiB\n",
+		r.CPU.Seconds, r.CPU.Cores, float64(r.Memory.PeakRSSBytes)/(1<<20), float64(r.Memory.PeakHeapBytes)/(1<<20),
+		r.BotProcess.Nice, r.BotProcess.CPUSeconds, r.BotProcess.Cores, float64(r.BotProcess.PeakRSSBytes)/(1<<20))
 	fmt.Fprintf(w, "loadtest: per client per second: %.0f B to the server, %.0f B from it; %d of %d bots connected; disconnects: %s\n",
 		r.Traffic.ToServerPerClient, r.Traffic.FromServerPerClient, r.Connected, r.Bots, countsText(r.Disconnects))
 	if len(r.ClientsEnded) > 0 {
 		fmt.Fprintf(w, "loadtest: clients ended: %s\n", countsText(r.ClientsEnded))
 	}
-	if r.BotLateTicks > 0 || r.BotStepErrs > 0 || r.LostReports > 0 {
-		fmt.Fprintf(w, "loadtest: %d bot ticks skipped, %d bot step errors, %d frame reports lost\n", r.BotLateTicks, r.BotStepErrs, r.LostReports)
+	if b := r.BotProcess; b.LateTicks > 0 || b.StepErrs > 0 || r.LostReports > 0 {
+		fmt.Fprintf(w, "loadtest: %d bot ticks skipped, %d bot step errors, %d frame reports lost\n", b.LateTicks, b.StepErrs, r.LostReports)
 	}
 	if o := r.Overload; o != nil {
 		o.summary(w)

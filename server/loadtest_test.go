@@ -15,6 +15,15 @@ import (
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
 )
 
+// TestMain lets the test binary stand in for the server binary as the load
+// test's bot process (it re-executes itself, os.Executable).
+func TestMain(m *testing.M) {
+	if os.Getenv(botProcEnv) != "" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
 // TestLoadtest runs the command for real (a few bots, two seconds of wall time)
 // and checks that the report is complete and consistent. It asserts no speed:
 // the figures depend on the machine.
@@ -41,9 +50,9 @@ func TestLoadtest(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatalf("report: %v\n%s", err, b)
 	}
-	if rep.Bots != 3 || rep.Connected != 3 || len(rep.Disconnects) != 0 || len(rep.ClientsEnded) != 0 || rep.BotStepErrs != 0 || rep.LostReports != 0 {
+	if rep.Bots != 3 || rep.Connected != 3 || len(rep.Disconnects) != 0 || len(rep.ClientsEnded) != 0 || rep.BotProcess.StepErrs != 0 || rep.LostReports != 0 {
 		t.Errorf("bots %d, connected %d, disconnects %v, clients ended %v, step errors %d, lost reports %d",
-			rep.Bots, rep.Connected, rep.Disconnects, rep.ClientsEnded, rep.BotStepErrs, rep.LostReports)
+			rep.Bots, rep.Connected, rep.Disconnects, rep.ClientsEnded, rep.BotProcess.StepErrs, rep.LostReports)
 	}
 	// The driver accounts for every period of the window: a frame ran or was dropped.
 	periods := int(rep.WallSeconds / framePeriod.Seconds())
@@ -56,6 +65,9 @@ func TestLoadtest(t *testing.T) {
 	}
 	if rep.CPU.Seconds <= 0 || rep.Memory.PeakHeapBytes <= 0 || rep.Memory.PeakRSSBytes < rep.Memory.PeakHeapBytes {
 		t.Errorf("cpu %+v, memory %+v", rep.CPU, rep.Memory)
+	}
+	if b := rep.BotProcess; b.CPUSeconds <= 0 || b.PeakRSSBytes <= 0 {
+		t.Errorf("bot process %+v", b)
 	}
 	// Every bot pings and moves; the server sends each a packet every frame.
 	if rep.Traffic.ToServerPerClient <= 0 || rep.Traffic.FromServerPerClient <= rep.Traffic.ToServerPerClient {

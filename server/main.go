@@ -61,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return headlessCommand(args[1:], stdout, stderr)
 	case "loadtest":
 		return loadtestCommand(args[1:], stdout, stderr)
+	case "loadtest-bots": // the load test's child process; not in the usage
+		return loadtestBotsCommand(args[1:], os.Stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help": // see isHelp
 		fmt.Fprint(stdout, usage)
 		return 0
