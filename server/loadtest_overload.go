@@ -62,20 +62,12 @@ func (o *overload) burnt() (first, last uint64, n int) {
 	return o.first, o.last, o.burned
 }
 
-// spin spends d of wall-clock time busy (the frame loop's goroutine keeps its
-// processor, as real work would).
+// spin spends d of wall-clock time busy, reading the clock: the frame loop's
+// goroutine keeps its processor, as real work would.
 func spin(c frameclock.Clock, d time.Duration) {
-	end := c.Now() + d
-	x := uint64(1)
-	for c.Now() < end {
-		for range 1000 {
-			x = x*6364136223846793005 + 1442695040888963407
-		}
+	for end := c.Now() + d; c.Now() < end; {
 	}
-	spinSink = x
 }
-
-var spinSink uint64
 
 // onTime is the lateness under which a frame counts as on time after an
 // overload: the load test's lateness target.

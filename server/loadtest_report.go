@@ -64,7 +64,7 @@ type loadReport struct {
 		StepErrs     int64   `json:"stepErrors"`
 		LateTicks    int64   `json:"lateTicks"` // pacing ticks skipped: the bots could not keep 20 Hz
 	} `json:"botProcess"`
-	LoadAverage  struct {
+	LoadAverage struct {
 		Start string `json:"start"` // /proc/loadavg before the bots joined
 		End   string `json:"end"`
 	} `json:"loadAverage"`
