@@ -53,6 +53,7 @@ type loadConfig struct {
 	recoverFor  time.Duration
 	joinTimeout time.Duration
 	botsNice    int
+	frameCPU    bool
 	cpuProfile  string
 	memProfile  string
 	verbose     bool
@@ -76,6 +77,7 @@ func loadtestCommand(args []string, stdout, stderr io.Writer) int {
 	fl.DurationVar(&cfg.recoverFor, "recover-for", 3*time.Second, "how long to watch the frames after the overload")
 	fl.DurationVar(&cfg.joinTimeout, "join-timeout", 60*time.Second, "longest time for every bot to get its avatar")
 	fl.IntVar(&cfg.botsNice, "bots-nice", 10, "run the bots' process under nice(1) with this `increment` (0: the server's priority)")
+	fl.BoolVar(&cfg.frameCPU, "frame-cpu", false, "lock the frame loop to its OS thread and report each frame's CPU time on it (Linux), which other processes' load does not inflate")
 	fl.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured time to `file`")
 	fl.StringVar(&cfg.memProfile, "memprofile", "", "write an allocation profile (pprof allocs) to `file` at the end")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
@@ -152,8 +154,14 @@ func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 	}
 	defer st.Close()
 	ov := newOverload(wallClock{time.Now()}, spin, time.Duration(cfg.overload*float64(framePeriod)))
-	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: cfg.seed, DeityToken: "loadtest",
-		Logger: log, FrameWork: ov.frameWork})
+	scfg := gameserver.Config{Store: st, Seed: cfg.seed, DeityToken: "loadtest", Logger: log, FrameWork: ov.frameWork}
+	var fc *frameCPU
+	if cfg.frameCPU {
+		fc = newFrameCPU()
+		scfg.FrameStart = fc.frameStart
+		scfg.FrameWork = func(n uint64) { fc.frameEnd(n); ov.frameWork(n) }
+	}
+	srv, err := gameserver.New(scfg)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +173,12 @@ func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 	go func() { _ = hs.Serve(ln) }()
 	runCtx, stopLoop := context.WithCancel(ctx)
 	runDone := make(chan error, 1)
-	go func() { runDone <- srv.Run(runCtx) }()
+	go func() {
+		if fc != nil {
+			runtime.LockOSThread() // Run runs the frame loop on this goroutine
+		}
+		runDone <- srv.Run(runCtx)
+	}()
 	var bots *botProc
 	stop := func() error {
 		var err error
@@ -222,6 +235,10 @@ func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 		return rep, err
 	}
 	rep.fill(w, reports, srv.Traffic(), bots0, bots1)
+	if fc != nil {
+		d := percentiles(fc.of(reports))
+		rep.FrameCPU = &d
+	}
 	if err == nil && cfg.overload > 0 {
 		rep.Overload, err = runOverloadPhase(srv, ov, cfg.overloadFor, cfg.recoverFor)
 	}

@@ -33,8 +33,10 @@ type loadReport struct {
 	LostReports   int       `json:"lostReports"`
 	FrameDuration durations `json:"frameDuration"` // inputs, step, replication (server frame loop)
 	Lateness      durations `json:"frameStartLateness"`
-	DroppedFrames uint64    `json:"droppedFrames"`
-	MaxBacklog    int       `json:"maxBacklog"`
+	// FrameCPU is each frame's CPU time on the frame loop's thread (-frame-cpu).
+	FrameCPU      *durations `json:"frameCPU,omitempty"`
+	DroppedFrames uint64     `json:"droppedFrames"`
+	MaxBacklog    int        `json:"maxBacklog"`
 	CPU           struct {
 		Seconds float64 `json:"seconds"` // the server process's user+system time over the window
 		Cores   float64 `json:"cores"`   // seconds per second of wall time
@@ -124,6 +126,9 @@ func (r *loadReport) summary(w io.Writer) {
 	fmt.Fprintf(w, "loadtest: %d frames: duration p50 %.2f ms p99 %.2f ms max %.2f ms; start lateness p50 %.3f ms p99 %.3f ms; %d dropped, max backlog %d\n",
 		r.Frames, r.FrameDuration.P50Ms, r.FrameDuration.P99Ms, r.FrameDuration.MaxMs,
 		r.Lateness.P50Ms, r.Lateness.P99Ms, r.DroppedFrames, r.MaxBacklog)
+	if c := r.FrameCPU; c != nil {
+		fmt.Fprintf(w, "loadtest: frame CPU time on the loop's thread: p50 %.2f ms p99 %.2f ms max %.2f ms\n", c.P50Ms, c.P99Ms, c.MaxMs)
+	}
 	fmt.Fprintf(w, "loadtest: server CPU %.2f s (%.2f cores); peak RSS %.1f MiB, peak Go heap %.1f MiB; bot process (nice %d) CPU %.2f s (%.2f cores), peak RSS %.1f MiB\n",
 		r.CPU.Seconds, r.CPU.Cores, float64(r.Memory.PeakRSSBytes)/(1<<20), float64(r.Memory.PeakHeapBytes)/(1<<20),
 		r.BotProcess.Nice, r.BotProcess.CPUSeconds, r.BotProcess.Cores, float64(r.BotProcess.PeakRSSBytes)/(1<<20))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -32,7 +33,7 @@ func TestLoadtest(t *testing.T) {
 		t.Skip("runs the server in real time for about 4 s")
 	}
 	path := filepath.Join(t.TempDir(), "out", "load.json")
-	code, out, errs := runArgs("loadtest", "-bots", "3", "-duration", "2s", "-overload", "3", "-overload-for", "500ms", "-recover-for", "1s", "-report", path)
+	code, out, errs := runArgs("loadtest", "-bots", "3", "-duration", "2s", "-overload", "3", "-overload-for", "500ms", "-recover-for", "1s", "-frame-cpu", "-report", path)
 	t.Logf("exit %d\n%s%s", code, out, errs)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -65,6 +66,10 @@ func TestLoadtest(t *testing.T) {
 	}
 	if rep.CPU.Seconds <= 0 || rep.Memory.PeakHeapBytes <= 0 || rep.Memory.PeakRSSBytes < rep.Memory.PeakHeapBytes {
 		t.Errorf("cpu %+v, memory %+v", rep.CPU, rep.Memory)
+	}
+	// A frame's CPU time on its thread is at most its wall time.
+	if c := rep.FrameCPU; runtime.GOOS == "linux" && (c == nil || c.P50Ms <= 0 || c.MaxMs > d.MaxMs+0.01) {
+		t.Errorf("frame CPU %+v, frame duration %+v", c, d)
 	}
 	if b := rep.BotProcess; b.CPUSeconds <= 0 || b.PeakRSSBytes <= 0 {
 		t.Errorf("bot process %+v", b)

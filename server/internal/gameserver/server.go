@@ -65,10 +65,10 @@ type Config struct {
 	Clock  frameclock.Clock
 	Logger *slog.Logger // (discard)
 
-	// FrameWork, if set, runs inside every frame after replication with the
-	// loop's frame number (frameclock.Report.Frame): load tests inject work
-	// through it (server loadtest -overload).
-	FrameWork func(frame uint64)
+	// FrameStart and FrameWork, if set, run inside every frame, first and
+	// after replication, with the loop's frame number (frameclock.Report.Frame):
+	// load tests measure the frame and inject work through them (server loadtest).
+	FrameStart, FrameWork func(frame uint64)
 }
 
 func (c *Config) defaults() error {
@@ -317,6 +317,9 @@ func (s *Server) runRequests() {
 
 // frame is one tick of the frame loop (DESIGN.md §3).
 func (s *Server) frame(loopFrame uint64) error {
+	if s.cfg.FrameStart != nil {
+		s.cfg.FrameStart(loopFrame)
+	}
 	s.runRequests()
 	// 1. Inputs: drain the inboxes; drop sessions that ended.
 	n := 0
