@@ -75,7 +75,7 @@ func loadtestCommand(args []string, stdout, stderr io.Writer) int {
 	fl.Float64Var(&cfg.overload, "overload", 0, "after the measured time, inject this `multiple` of the frame budget of work into every frame (3: 150 ms a frame)")
 	fl.DurationVar(&cfg.overloadFor, "overload-for", 2*time.Second, "how long the overload lasts")
 	fl.DurationVar(&cfg.recoverFor, "recover-for", 3*time.Second, "how long to watch the frames after the overload")
-	fl.DurationVar(&cfg.joinTimeout, "join-timeout", 60*time.Second, "longest time for every bot to get its avatar")
+	fl.DurationVar(&cfg.joinTimeout, "join-timeout", 5*time.Minute, "longest time for every bot to get its avatar (each bot builds the region's navmesh: about a minute for 400 on a loaded machine)")
 	fl.IntVar(&cfg.botsNice, "bots-nice", 10, "run the bots' process under nice(1) with this `increment` (0: the server's priority)")
 	fl.BoolVar(&cfg.frameCPU, "frame-cpu", false, "lock the frame loop to its OS thread and report each frame's CPU time on it (Linux), which other processes' load does not inflate")
 	fl.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured time to `file`")
@@ -200,6 +200,8 @@ func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 	bots, bots0, err := startBotProc("ws://"+ln.Addr().String()+"/ws", cfg.bots, cfg.seed, cfg.joinTimeout, cfg.botsNice, cfg.verbose, cfg.stderr)
 	rep.JoinSeconds = time.Since(joinStart).Seconds()
 	if err != nil {
+		err = fmt.Errorf("%w: %w", errNotJoined, err)
+		rep.Failure = err.Error()
 		_ = stop()
 		return rep, err
 	}
@@ -254,6 +256,9 @@ func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 	rep.judge()
 	return rep, err
 }
+
+// errNotJoined is the error of a run whose bots did not all join.
+var errNotJoined = errors.New("loadtest: not every bot joined")
 
 // window is the measured stretch of a run: the server's counters at its start.
 type window struct {

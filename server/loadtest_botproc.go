@@ -135,7 +135,7 @@ func startBotProc(url string, n int, seed uint64, joinTimeout time.Duration, nic
 	}
 	if err != nil {
 		_, _ = p.stop()
-		return nil, st, fmt.Errorf("bots: %w", err)
+		return nil, st, fmt.Errorf("the bot process: %w", err)
 	}
 	return p, st, nil
 }

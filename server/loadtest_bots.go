@@ -56,12 +56,43 @@ func joinBots(ctx context.Context, url string, n int, seed uint64, timeout time.
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := joinErrors(errs); err != nil {
 		close(p.done)
 		p.close()
 		return nil, err
 	}
 	return p, nil
+}
+
+// joinErrors sums up the bots that did not join: how many, and the first of
+// each distinct cause.
+func joinErrors(errs []error) error {
+	failed, first := 0, map[string]error{}
+	var order []string
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		failed++
+		why := errors.Unwrap(err).Error()
+		if _, seen := first[why]; !seen {
+			first[why] = err
+			order = append(order, why)
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d bots did not join", failed, len(errs))
+	for i, why := range order {
+		if i == 3 {
+			fmt.Fprintf(&b, "; and %d other causes", len(order)-3)
+			break
+		}
+		fmt.Fprintf(&b, "; %v", first[why])
+	}
+	return errors.New(b.String())
 }
 
 // play steps every bot once a period (client Update, then a seeded random

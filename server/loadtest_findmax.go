@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,12 +29,19 @@ func findMax(cfg loadConfig, log *slog.Logger, progress io.Writer) (*findMaxRepo
 		c.bots, c.cpuProfile, c.memProfile, c.overload = n, "", "", 0
 		runtime.GC()
 		rep, err := runLoad(c, log)
-		if rep != nil {
+		switch {
+		case rep != nil && rep.WallSeconds == 0:
+			fm.Runs = append(fm.Runs, rep)
+			fmt.Fprintf(progress, "loadtest: find-max: %d bots: failed: %s\n", n, rep.Failure)
+		case rep != nil:
 			fm.Runs = append(fm.Runs, rep)
 			fmt.Fprintf(progress, "loadtest: find-max: %d bots: frame p99 %.2f ms, lateness p99 %.3f ms, %d dropped, %d of %d connected: holds %v\n",
 				n, rep.FrameDuration.P99Ms, rep.Lateness.P99Ms, rep.DroppedFrames, rep.Connected, n, rep.Holds)
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, errNotJoined):
+			return false, nil // that many bots cannot even join
+		case err != nil:
 			return false, fmt.Errorf("%d bots: %w", n, err)
 		}
 		return rep.Holds, nil

@@ -20,6 +20,9 @@ const holdsRule = "p99 frame duration ≤ 50 ms, no dropped frame and every bot 
 type loadReport struct {
 	Holds     bool   `json:"holds20Hz"`
 	HoldsRule string `json:"holdsRule"`
+	// Failure says why the run stopped before its end (the figures are then
+	// missing or partial).
+	Failure   string `json:"failure,omitempty"`
 	Bots      int    `json:"bots"`
 	Connected int    `json:"connectedAtEnd"`
 	Seed      uint64 `json:"seed"`
@@ -121,6 +124,10 @@ func (r *loadReport) judge() {
 }
 
 func (r *loadReport) summary(w io.Writer) {
+	if r.WallSeconds == 0 {
+		fmt.Fprintf(w, "loadtest: %d bots: failed after %.1f s of joining: %s\n", r.Bots, r.JoinSeconds, r.Failure)
+		return
+	}
 	fmt.Fprintf(w, "loadtest: %d bots for %.1f s (joined in %.1f s); load average at start %s\n",
 		r.Bots, r.WallSeconds, r.JoinSeconds, r.LoadAverage.Start)
 	fmt.Fprintf(w, "loadtest: %d frames: duration p50 %.2f ms p99 %.2f ms max %.2f ms; start lateness p50 %.3f ms p99 %.3f ms; %d dropped, max backlog %d\n",
