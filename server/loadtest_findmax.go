@@ -46,11 +46,20 @@ func findMax(cfg loadConfig, log *slog.Logger, progress io.Writer) (*findMaxRepo
 		}
 		return rep.Holds, nil
 	}
-	ok, fail := 0, 0
-	for n := cfg.bots; n <= cfg.maxBots; n += cfg.step {
-		held, err := try(n)
+	var err error
+	fm.MaxBots, fm.FirstFailing, err = searchMax(cfg.bots, cfg.step, cfg.maxBots, try)
+	return fm, err
+}
+
+// searchMax returns the largest n that holds and the smallest that does not (0
+// when none was found): it tries start, start+step, ... up to limit, then
+// bisects between the last that held and the first that did not down to a gap
+// of step/4 (at least 1). It assumes that holding is monotone in n.
+func searchMax(start, step, limit int, holds func(n int) (bool, error)) (ok, fail int, err error) {
+	for n := start; n <= limit; n += step {
+		held, err := holds(n)
 		if err != nil {
-			return fm, err
+			return ok, fail, err
 		}
 		if !held {
 			fail = n
@@ -58,12 +67,12 @@ func findMax(cfg loadConfig, log *slog.Logger, progress io.Writer) (*findMaxRepo
 		}
 		ok = n
 	}
-	gap := max(1, cfg.step/4)
+	gap := max(1, step/4)
 	for fail > 0 && fail-ok > gap {
 		n := (ok + fail) / 2
-		held, err := try(n)
+		held, err := holds(n)
 		if err != nil {
-			return fm, err
+			return ok, fail, err
 		}
 		if held {
 			ok = n
@@ -71,8 +80,7 @@ func findMax(cfg loadConfig, log *slog.Logger, progress io.Writer) (*findMaxRepo
 			fail = n
 		}
 	}
-	fm.MaxBots, fm.FirstFailing = ok, fail
-	return fm, nil
+	return ok, fail, nil
 }
 
 func (fm *findMaxReport) summary(w io.Writer) {

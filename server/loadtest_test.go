@@ -206,3 +206,27 @@ func TestAnalyzeOverload(t *testing.T) {
 		t.Errorf("got %+v\nwant %+v", o, want)
 	}
 }
+
+func TestSearchMax(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		start, step, limit, capacity int // n holds when n ≤ capacity
+		wantOK, wantFail             int
+	}{
+		{100, 100, 1000, 437, 425, 450}, // up to 500, bisect 400-500 to a gap of 25
+		{100, 100, 1000, 99, 75, 100},   // not the first: bisect 0-100 to a gap of 25
+		{100, 100, 300, 5000, 300, 0},   // everything tried holds
+		{10, 4, 100, 37, 37, 38},        // gap 1: exact
+		{50, 50, 1000, 50, 50, 62},      // 50 holds, 100 not: 75, 62 fail; gap 12
+	}
+	for _, tc := range tests {
+		var tried []int
+		ok, fail, err := searchMax(tc.start, tc.step, tc.limit, func(n int) (bool, error) {
+			tried = append(tried, n)
+			return n <= tc.capacity, nil
+		})
+		if err != nil || ok != tc.wantOK || fail != tc.wantFail {
+			t.Errorf("%+v: got %d, %d, %v after %v", tc, ok, fail, err, tried)
+		}
+	}
+}
