@@ -33,6 +33,8 @@ func TestLoadtest(t *testing.T) {
 		t.Skip("runs the server in real time for about 4 s")
 	}
 	path := filepath.Join(t.TempDir(), "out", "load.json")
+	before := runtime.NumGoroutine()
+	defer checkNoLeak(t, before)
 	code, out, errs := runArgs("loadtest", "-bots", "3", "-duration", "2s", "-overload", "3", "-overload-for", "500ms", "-recover-for", "1s", "-frame-cpu", "-report", path)
 	t.Logf("exit %d\n%s%s", code, out, errs)
 	if code != 0 {
@@ -91,6 +93,20 @@ func TestLoadtest(t *testing.T) {
 	}
 	if o.RecoverySeconds < 0 {
 		t.Errorf("no on-time frame in the second after the overload: %+v", *o)
+	}
+}
+
+// checkNoLeak fails t if more goroutines run than before once the server's
+// have had a few seconds to end (idle HTTP connections close on their own).
+func checkNoLeak(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines still run, %d before the load test:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
 
