@@ -141,108 +141,24 @@ func loadtestCommand(args []string, stdout, stderr io.Writer) int {
 // runLoad runs one load test: a fresh server and store, cfg.bots bots.
 func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 	rep := newLoadReport(cfg)
-	dir, err := os.MkdirTemp("", "twinframe-loadtest-")
+	ls, err := startLoadServer(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	st, err := store.Open(ctx, filepath.Join(dir, "loadtest.db"))
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	ov := newOverload(wallClock{time.Now()}, spin, time.Duration(cfg.overload*float64(framePeriod)))
-	scfg := gameserver.Config{Store: st, Seed: cfg.seed, DeityToken: "loadtest", Logger: log, FrameWork: ov.frameWork}
-	var fc *frameCPU
-	if cfg.frameCPU {
-		fc = newFrameCPU()
-		scfg.FrameStart = fc.frameStart
-		scfg.FrameWork = func(n uint64) { fc.frameEnd(n); ov.frameWork(n) }
-	}
-	srv, err := gameserver.New(scfg)
-	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	hs := &http.Server{Handler: srv.Handler(nil), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = hs.Serve(ln) }()
-	runCtx, stopLoop := context.WithCancel(ctx)
-	runDone := make(chan error, 1)
-	go func() {
-		if fc != nil {
-			runtime.LockOSThread() // Run runs the frame loop on this goroutine
-		}
-		runDone <- srv.Run(runCtx)
-	}()
-	var bots *botProc
-	stop := func() error {
-		var err error
-		if bots != nil {
-			_, err = bots.stop()
-		}
-		stopLoop()
-		if rerr := <-runDone; err == nil {
-			err = rerr
-		}
-		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer scancel()
-		_ = hs.Shutdown(sctx)
-		return err
-	}
-
 	rep.LoadAverage.Start = loadAverage()
 	joinStart := time.Now()
-	bots, bots0, err := startBotProc("ws://"+ln.Addr().String()+"/ws", cfg.bots, cfg.seed, cfg.joinTimeout, cfg.botsNice, cfg.verbose, cfg.stderr)
+	bots, bots0, err := startBotProc(ls.url, cfg.bots, cfg.seed, cfg.joinTimeout, cfg.botsNice, cfg.verbose, cfg.stderr)
 	rep.JoinSeconds = time.Since(joinStart).Seconds()
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errNotJoined, err)
 		rep.Failure = err.Error()
-		_ = stop()
+		_ = ls.close()
 		return rep, err
 	}
 	rep.BotProcess.Nice = bots.nice
-
-	// The measured window.
-	runtime.GC()
-	rep.Memory.PeakRSSReset = resetPeakRSS()
-	var prof *os.File
-	if cfg.cpuProfile != "" {
-		if prof, err = os.Create(cfg.cpuProfile); err == nil {
-			err = pprof.StartCPUProfile(prof)
-		}
-		if err != nil {
-			_ = stop()
-			return rep, err
-		}
-	}
-	w := startWindow(srv)
-	heap := startHeapSampler(20 * time.Millisecond)
-	reports, err := w.collect(srv, cfg.duration)
-	rep.Memory.PeakHeapBytes = heap.stop()
-	if prof != nil {
-		pprof.StopCPUProfile()
-		_ = prof.Close()
-	}
-	bots1, serr := bots.status()
-	if err == nil {
-		err = serr
-	}
-	if err != nil {
-		_ = stop()
-		return rep, err
-	}
-	rep.fill(w, reports, srv.Traffic(), bots0, bots1)
-	if fc != nil {
-		d := percentiles(fc.of(reports))
-		rep.FrameCPU = &d
-	}
+	err = measure(cfg, ls, bots, bots0, rep)
 	if err == nil && cfg.overload > 0 {
-		rep.Overload, err = runOverloadPhase(srv, ov, cfg.overloadFor, cfg.recoverFor)
+		rep.Overload, err = runOverloadPhase(ls.srv, ls.ov, cfg.overloadFor, cfg.recoverFor)
 	}
 	rep.LoadAverage.End = loadAverage()
 	if cfg.memProfile != "" {
@@ -250,11 +166,126 @@ func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 			err = werr
 		}
 	}
-	if serr := stop(); err == nil && serr != nil {
+	if _, serr := bots.stop(); err == nil && serr != nil {
 		err = serr
+	}
+	if serr := ls.close(); err == nil && serr != nil {
+		err = serr
+	}
+	if err != nil {
+		rep.Failure = err.Error()
 	}
 	rep.judge()
 	return rep, err
+}
+
+// loadServer is the server under test: a fresh store, the game server with the
+// load test's hooks, its HTTP listener and its frame loop.
+type loadServer struct {
+	srv      *gameserver.Server
+	url      string // the websocket endpoint
+	ov       *overload
+	fc       *frameCPU // nil without -frame-cpu
+	hs       *http.Server
+	st       *store.Store
+	dir      string
+	stopLoop context.CancelFunc
+	runDone  chan error
+}
+
+func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
+	dir, err := os.MkdirTemp("", "twinframe-loadtest-")
+	if err != nil {
+		return nil, err
+	}
+	ls := &loadServer{dir: dir, runDone: make(chan error, 1)}
+	fail := func(err error) (*loadServer, error) {
+		if ls.st != nil {
+			ls.st.Close()
+		}
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if ls.st, err = store.Open(context.Background(), filepath.Join(dir, "loadtest.db")); err != nil {
+		return fail(err)
+	}
+	ls.ov = newOverload(wallClock{time.Now()}, spin, time.Duration(cfg.overload*float64(framePeriod)))
+	scfg := gameserver.Config{Store: ls.st, Seed: cfg.seed, DeityToken: "loadtest", Logger: log, FrameWork: ls.ov.frameWork}
+	if cfg.frameCPU {
+		fc := newFrameCPU()
+		ls.fc = fc
+		scfg.FrameStart = fc.frameStart
+		scfg.FrameWork = func(n uint64) { fc.frameEnd(n); ls.ov.frameWork(n) }
+	}
+	if ls.srv, err = gameserver.New(scfg); err != nil {
+		return fail(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fail(err)
+	}
+	ls.url = "ws://" + ln.Addr().String() + "/ws"
+	ls.hs = &http.Server{Handler: ls.srv.Handler(nil), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = ls.hs.Serve(ln) }()
+	var runCtx context.Context
+	runCtx, ls.stopLoop = context.WithCancel(context.Background())
+	go func() {
+		if ls.fc != nil {
+			runtime.LockOSThread() // Run runs the frame loop on this goroutine
+		}
+		ls.runDone <- ls.srv.Run(runCtx)
+	}()
+	return ls, nil
+}
+
+// close stops the frame loop (which closes the sessions and saves the avatars),
+// the HTTP server and the store, and removes the store's folder.
+func (ls *loadServer) close() error {
+	ls.stopLoop()
+	err := <-ls.runDone
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = ls.hs.Shutdown(ctx)
+	if cerr := ls.st.Close(); err == nil {
+		err = cerr
+	}
+	os.RemoveAll(ls.dir)
+	return err
+}
+
+// measure runs the measured window: cfg.duration once every bot has joined,
+// with the CPU profile if asked for, and fills rep.
+func measure(cfg loadConfig, ls *loadServer, bots *botProc, bots0 botStatus, rep *loadReport) error {
+	runtime.GC()
+	rep.Memory.PeakRSSReset = resetPeakRSS()
+	if cfg.cpuProfile != "" {
+		prof, err := os.Create(cfg.cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(prof)
+		}
+		if err != nil {
+			return err
+		}
+		defer prof.Close()
+		defer pprof.StopCPUProfile()
+	}
+	w := startWindow(ls.srv)
+	heap := startHeapSampler(20 * time.Millisecond)
+	reports, err := w.collect(ls.srv, cfg.duration)
+	rep.Memory.PeakHeapBytes = heap.stop()
+	if err != nil {
+		return err
+	}
+	bots1, err := bots.status()
+	if err != nil {
+		return err
+	}
+	rep.fill(w, reports, ls.srv.Traffic(), bots0, bots1)
+	if ls.fc != nil {
+		d := percentiles(ls.fc.of(reports))
+		rep.FrameCPU = &d
+	}
+	return nil
 }
 
 // errNotJoined is the error of a run whose bots did not all join.
