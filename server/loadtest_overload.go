@@ -11,7 +11,7 @@ import (
 )
 
 // overload injects work into the server's frames (gameserver.Config.FrameWork):
-// while the clock is inside the burst's window, every frame spends work more.
+// while the clock is inside the burst's window, every frame also spends work.
 // The real run spins on the wall clock; a test passes a fake clock whose burn
 // only moves it, and so drives the real frame loop through the same burst.
 type overload struct {
