@@ -127,6 +127,27 @@ func TestLoadtestUsage(t *testing.T) {
 	}
 }
 
+// A run whose bots cannot join in time fails, saying so, and writes a report
+// that says why.
+func TestLoadtestJoinFailure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the server and the bot process")
+	}
+	path := filepath.Join(t.TempDir(), "load.json")
+	code, out, errs := runArgs("loadtest", "-bots", "2", "-join-timeout", "1ns", "-report", path)
+	if code != 1 || !strings.Contains(out, "failed after") || !strings.Contains(errs, "not every bot joined") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep loadReport
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Holds || !strings.Contains(rep.Failure, "2 of 2 bots did not join") {
+		t.Errorf("report %v: holds %v, failure %q", err, rep.Holds, rep.Failure)
+	}
+}
+
 // burnClock is a machine in a test: sleeps overshoot, a spin step costs a
 // quantum, and work (burn) moves time by exactly its length. The frame loop is
 // its only user while the server runs.
