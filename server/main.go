@@ -1,11 +1,14 @@
 // Command server is Twinframe's game server: without a command (or with serve) it
 // runs the game over HTTP and websocket; xdump prints tables of the embedded
-// default world in the machine-readable xdump language.
+// default world in the machine-readable xdump language; headless (lockstep, with
+// checks) and loadtest (real time, with measurements) run it with bot clients.
 //
 // Usage:
 //
 //	server [serve] [-addr HOST:PORT] [-db FILE] [-deity-token T] [-allow-origin P,...]
 //	server xdump [-player N] [meta] TABLE [RECORDS] [?COND&COND...]
+//	server headless -frames N -bots M [-seed S] [-net CONDITIONS] [-report FILE] [-realtime]
+//	server loadtest -bots N -duration D [-report FILE] [-find-max] [-overload X]
 //
 // # Design note
 //
@@ -35,6 +38,12 @@ Commands:
         run the server in-process with M bot clients over loopback websockets for N
         frames, check invariants, AOI, drift and the schedule every frame; exit 1 on
         any violation ("server headless -h" lists the flags)
+  loadtest -bots N -duration D [-report FILE] [-find-max] [-overload X]
+        run the server at 20 Hz in real time with N bot clients over loopback
+        websockets for D; report frame duration and lateness, dropped frames,
+        CPU, peak memory, bytes per client and disconnects; -find-max finds the
+        largest N that holds 20 Hz; -overload injects X× the frame budget of work
+        for 2 s and reports the recovery ("server loadtest -h" lists the flags)
 `
 
 // run runs the command line args (without the program name) and returns the exit
@@ -50,6 +59,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return xdumpCommand(args[1:], stdout, stderr)
 	case "headless":
 		return headlessCommand(args[1:], stdout, stderr)
+	case "loadtest":
+		return loadtestCommand(args[1:], stdout, stderr)
+	case "loadtest-bots": // the load test's child process; not in the usage
+		return loadtestBotsCommand(args[1:], os.Stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help": // see isHelp
 		fmt.Fprint(stdout, usage)
 		return 0

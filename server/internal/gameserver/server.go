@@ -66,6 +66,11 @@ type Config struct {
 	Logger *slog.Logger // (discard)
 	// OnFrame, if set, is called on the frame loop after each stepped frame (hooks.go).
 	OnFrame func(FrameView)
+
+	// FrameStart and FrameWork, if set, run inside every frame, first and
+	// after replication, with the loop's frame number (frameclock.Report.Frame):
+	// load tests measure the frame and inject work through them (server loadtest).
+	FrameStart, FrameWork func(frame uint64)
 }
 
 func (c *Config) defaults() error {
@@ -314,7 +319,10 @@ func (s *Server) runRequests() {
 }
 
 // frame is one tick of the frame loop (DESIGN.md §3).
-func (s *Server) frame(uint64) error {
+func (s *Server) frame(loopFrame uint64) error {
+	if s.cfg.FrameStart != nil {
+		s.cfg.FrameStart(loopFrame)
+	}
 	s.runRequests()
 	// 1. Inputs: drain the inboxes; drop sessions that ended.
 	n := 0
@@ -353,6 +361,9 @@ func (s *Server) frame(uint64) error {
 	s.queueFrameStats()
 	s.replicate(stepped)
 	s.onFrame(stepped)
+	if s.cfg.FrameWork != nil {
+		s.cfg.FrameWork(loopFrame)
+	}
 	if now := s.cfg.Clock.Now(); now-s.lastSave >= s.cfg.SaveEvery {
 		s.lastSave = now
 		for _, c := range s.sessions {
