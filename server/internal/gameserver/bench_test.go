@@ -37,7 +37,7 @@ func benchBandwidth(b *testing.B, n int, sparse bool) {
 	s := startServer(b, "", func(c *Config) {
 		c.Period = 5 * time.Millisecond
 		c.NoPopulation = true
-		c.SparseUpdates = sparse
+		c.EveryFrameUpdates = !sparse
 	})
 	c := dial(b, s.url, dialOpt{})
 	c.login("bench", nil)

@@ -11,6 +11,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/sim"
 )
 
@@ -97,14 +98,13 @@ func TestPeriodicSave(t *testing.T) {
 	}
 }
 
-// TestSparseUpdates: with SparseUpdates the replica decodes everything, and
-// remote entities get fewer updates than frames they moved in.
+// TestSparseUpdates: by default the replica decodes everything, and remote
+// entities get fewer updates than frames they moved in.
 func TestSparseUpdates(t *testing.T) {
 	checkLeaks(t)
 	s := startServer(t, "", func(c *Config) {
 		c.Period = 5 * time.Millisecond
 		c.NoPopulation = true
-		c.SparseUpdates = true
 	})
 	c := dial(t, s.url, dialOpt{})
 	c.login("gina", nil)
@@ -149,5 +149,90 @@ func TestSparseUpdates(t *testing.T) {
 	}
 	if moving < 20 || updates == 0 || updates > frames/3 {
 		t.Errorf("%d updates in %d frames; the ghost moved in %d", updates, frames, moving)
+	}
+}
+
+// TestRemoteEntitiesWalk: frame by frame (the server paused and stepped one frame
+// at a time), every remote entity the replica holds is within
+// replica.WalkTolerance of the server's entity, while a crowd walks through itself
+// (blocking wanderers bump and slide) and a ghost walks a long path; and the crowd
+// costs far fewer updates than frames moved.
+func TestRemoteEntitiesWalk(t *testing.T) {
+	checkLeaks(t)
+	s := startServer(t, "", func(c *Config) { c.Period = 5 * time.Millisecond; c.NoPopulation = true })
+	c := dial(t, s.url, dialOpt{})
+	c.login("hal", nil)
+	r := newReceived()
+	for r.frames < 2 {
+		r.apply(t, c.next(wait))
+	}
+	avatar := sim.EntityID(r.loginResult.PlayerEntityId)
+	var walkers []sim.EntityID
+	s.inLoop(t, func() {
+		s.paused = true
+		at := s.game.Entity(avatar).Pos()
+		// Two files of wanderers walking into each other, and a ghost crossing them.
+		for i := range 4 {
+			y := float32(i)*1.5 - 2
+			for _, side := range []float32{-1, 1} {
+				id, err := s.game.Spawn(1, s.region, at.Add(mgl32.Vec2{8 * side, y}), 0)
+				if err != nil {
+					continue
+				}
+				if _, err := s.game.MoveAlongPath(id, at.Add(mgl32.Vec2{-14 * side, y + side})); err == nil {
+					walkers = append(walkers, id)
+				}
+			}
+		}
+		if id, err := s.game.Spawn(2, s.region, at.Add(mgl32.Vec2{0, -12}), 0); err == nil {
+			if _, err := s.game.MoveAlongPath(id, at.Add(mgl32.Vec2{3, 25})); err == nil {
+				walkers = append(walkers, id)
+			}
+		}
+	})
+	if len(walkers) < 6 {
+		t.Fatalf("only %d walkers", len(walkers))
+	}
+	var worst float32
+	updates, moved := 0, 0
+	for range 150 {
+		var target uint64
+		s.inLoop(t, func() { s.stepLeft, target = 1, s.game.Frame()+1 })
+		for r.lastFrame < target {
+			p := c.next(wait)
+			r.apply(t, p)
+			for _, m := range p {
+				if _, ok := m.(*pb.NetMessageLocomotionStateUpdate); ok {
+					updates++
+				}
+			}
+		}
+		s.inLoop(t, func() {
+			if f := s.game.Frame(); f != target {
+				t.Fatalf("the paused game is at frame %d, want %d", f, target)
+			}
+			for _, id := range walkers {
+				e := s.game.Entity(id)
+				if e == nil {
+					continue
+				}
+				st, ok := r.rep.State(uint64(id))
+				if !ok {
+					t.Fatalf("frame %d: the replica does not hold walker %d", target, id)
+				}
+				if e.Mode() != sim.Idle {
+					moved++
+				}
+				d := mgl32.Vec2{st.Position[0], st.Position[1]}.Sub(e.Pos()).Len()
+				worst = max(worst, d)
+				if d > replica.WalkTolerance+1e-3 {
+					t.Fatalf("frame %d: walker %d held at %v, %.3f m from the server's %v", target, id, st.Position, d, e.Pos())
+				}
+			}
+		})
+	}
+	t.Logf("%d locomotion updates for %d walker-frames of motion; worst distance %.3f m", updates, moved, worst)
+	if moved < 300 || updates*4 > moved {
+		t.Errorf("%d updates for %d walker-frames of motion", updates, moved)
 	}
 }

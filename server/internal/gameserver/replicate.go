@@ -14,18 +14,20 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// tracked is the replication state of one entity: the locomotion state every
-// client holding it has, and this frame's update.
+// tracked is the replication state of one entity: what its owner and the other
+// clients hold of its locomotion, and this frame's updates.
 type tracked struct {
 	id          sim.EntityID
 	region      int32
-	state       locomotion.State // last state replicated (absolute)
-	upd         locomotion.State // this frame's relative update for everyone but the owner
+	state       locomotion.State // last state sent to the owner (absolute)
+	own         locomotion.State // this frame's update for the owner: the difference from state
+	ownChanged  bool             // own goes to the owner this frame
+	walked      replica.Remote   // what the other clients hold: the last update, walked
+	upd         locomotion.State // this frame's correction of walked, for every other client
 	prox        []byte           // upd as a NetMessageLocomotionStateUpdate payload, Proximity policy
-	own         locomotion.State // this frame's update for the owner: the difference from the last frame
-	shared      bool             // upd goes to clients other than the owner this frame
-	sentCmd     uint64           // CommandFrame when upd was last shared (SparseUpdates)
-	sharedFrame uint64           // frame upd was last shared (SparseUpdates)
+	shared      bool             // upd goes to the clients other than the owner this frame
+	sentCmd     uint64           // CommandFrame when upd was last shared
+	sharedFrame uint64           // frame upd was last shared
 }
 
 type encodedResult struct {
@@ -76,6 +78,8 @@ func (s *Server) replicate(stepped bool) {
 		if t == nil {
 			t = &tracked{id: e.ID(), region: e.Region(), sentCmd: e.CommandFrame(), sharedFrame: f}
 			e.LocomotionState(&t.state, f)
+			t.walked.Correction(&t.state, &t.upd, true)
+			t.walked.Reset(&t.upd, f)
 			s.last[e.ID()] = t
 			continue
 		}
@@ -83,45 +87,15 @@ func (s *Server) replicate(stepped bool) {
 		if e.Policy()&archive.ClientIndependent != 0 {
 			continue // the client simulates it from its create
 		}
-		if max(e.ChangedFrame(), e.CommandFrame()) < s.replFrame {
-			continue
+		if max(e.ChangedFrame(), e.CommandFrame()) < s.replFrame && !t.walked.Walking() {
+			continue // neither the entity nor what the clients hold of it moved
 		}
 		e.LocomotionState(&s.scratch, f)
-		d := locomotion.Diff(&t.state, &s.scratch)
-		if d.Fields&^(locomotion.Relative|locomotion.Moving) == 0 &&
-			d.Fields&locomotion.Moving == t.state.Fields&locomotion.Moving {
-			continue
+		s.updateOwner(t)
+		s.updateOthers(t, e, f)
+		if t.ownChanged || t.shared {
+			s.updates = append(s.updates, t)
 		}
-		t.own = d
-		t.own.Path = slices.Clone(d.Path)
-		wasMoving := t.state.Fields&locomotion.Moving != 0
-		t.state.Path = append(t.state.Path[:0], s.scratch.Path...)
-		path := t.state.Path
-		t.state = s.scratch
-		t.state.Path = path
-		t.prox = nil
-		t.upd, t.shared = t.own, true
-		if s.cfg.SparseUpdates {
-			// Others get an update when the command changed, the entity started
-			// or stopped, or in its refresh slot: position, yaw and speed, plus
-			// the path when the command changed. Fields are absolute values, so
-			// a client whose create came later than the last update still ends
-			// up with the right state.
-			moving := s.scratch.Fields&locomotion.Moving != 0
-			cmd := e.CommandFrame() != t.sentCmd
-			t.shared = cmd || moving != wasMoving || f >= t.sharedFrame+s.cfg.RefreshFrames
-			if t.shared {
-				t.upd = s.scratch
-				t.upd.Path = slices.Clone(s.scratch.Path)
-				t.upd.Fields = s.scratch.Fields | locomotion.Relative | locomotion.HasPosition | locomotion.HasYaw | locomotion.HasSpeed
-				if !cmd {
-					t.upd.Fields &^= locomotion.HasPath
-					t.upd.Path = nil
-				}
-				t.sentCmd, t.sharedFrame = e.CommandFrame(), f
-			}
-		}
-		s.updates = append(s.updates, t)
 	}
 	s.replFrame = f
 	s.results = s.results[:0]
@@ -150,6 +124,53 @@ func (s *Server) replicate(stepped bool) {
 		}
 		s.replicateTo(c, f, creates, draw)
 	}
+}
+
+// updateOwner computes the owner's update of t from s.scratch, the entity's state
+// this frame: every change of its quantized state, relative to the last one sent.
+func (s *Server) updateOwner(t *tracked) {
+	d := locomotion.Diff(&t.state, &s.scratch)
+	t.ownChanged = d.Fields&^(locomotion.Relative|locomotion.Moving) != 0 ||
+		d.Fields&locomotion.Moving != t.state.Fields&locomotion.Moving
+	if !t.ownChanged {
+		return
+	}
+	own := append(t.own.Path[:0], d.Path...) // d.Path is s.scratch's
+	t.own = d
+	t.own.Path = own
+	path := append(t.state.Path[:0], s.scratch.Path...)
+	t.state = s.scratch
+	t.state.Path = path
+}
+
+// updateOthers walks what the other clients hold of e to frame f and decides
+// whether they need a correction: when the command changed, when the walked copy
+// is off (by the tolerances, or at all with EveryFrameUpdates), or in its refresh
+// slot while it moves. The correction is encoded once here and shared by every
+// client that holds the entity.
+func (s *Server) updateOthers(t *tracked, e *sim.Entity, f uint64) {
+	t.walked.AdvanceTo(f)
+	cmd := e.CommandFrame() != t.sentCmd
+	posTol, yawTol := replica.WalkTolerance, replica.YawTolerance
+	if s.cfg.EveryFrameUpdates {
+		posTol, yawTol = 0, 0
+	}
+	moving := s.scratch.Fields&locomotion.Moving != 0 || t.walked.Walking()
+	t.shared = cmd || moving && f >= t.sharedFrame+s.cfg.RefreshFrames || t.walked.Off(&s.scratch, posTol, yawTol)
+	if !t.shared {
+		return
+	}
+	t.walked.Correction(&s.scratch, &t.upd, cmd)
+	if err := t.walked.Apply(&t.upd); err != nil {
+		// A non-finite state: the simulation never makes one; keep the clients'
+		// copy as it is rather than send it.
+		s.log.Error("correct locomotion", "entity", t.id, "err", err)
+		t.shared = false
+		return
+	}
+	t.sentCmd, t.sharedFrame = e.CommandFrame(), f
+	t.prox = s.locoPayload(&t.upd, archive.Proximity)
+	t.shared = t.prox != nil
 }
 
 // replicateTo builds and queues one session's packet.
@@ -223,16 +244,14 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 			continue
 		}
 		if t.id == c.avatar {
-			changes = append(changes, s.locoPayload(&t.own, archive.Proximity|archive.Owner))
+			if t.ownChanged {
+				changes = append(changes, s.locoPayload(&t.own, archive.Proximity|archive.Owner))
+			}
 			continue
 		}
-		if !t.shared {
-			continue
+		if t.shared {
+			changes = append(changes, t.prox)
 		}
-		if t.prox == nil {
-			t.prox = s.locoPayload(&t.upd, archive.Proximity)
-		}
-		changes = append(changes, t.prox)
 	}
 	// Adds.
 	for _, id := range c.add {
