@@ -202,8 +202,13 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		// Between full recomputations adds may wait, but removes may not: a held
 		// entity that moved (or that the avatar walked away from) beyond the remove
 		// radius leaves the view this frame, so no client ever holds one outside it.
+		// Positions come from the region's candidates (ascending ids, like visible):
+		// each search starts where the last one ended.
+		lo := 0
 		for _, id := range c.visible {
-			if e := s.game.Entity(sim.EntityID(id)); id != self && e != nil && !s.cfg.AOI.Sees(center, e.Pos(), true) {
+			i, ok := searchCands(cands, lo, id)
+			lo = i
+			if ok && id != self && !s.cfg.AOI.Sees(center, cands[i].Pos, true) {
 				c.rem = append(c.rem, id)
 			}
 		}
@@ -386,6 +391,21 @@ func diffSorted(prev, cur, created, destroyed []uint64) ([]uint64, []uint64) {
 		}
 	}
 	return created, destroyed
+}
+
+// searchCands returns the index of id in cands[lo:] (ascending ids) and whether it
+// is there; otherwise the index where it would be.
+func searchCands(cands []replica.Candidate, lo int, id uint64) (int, bool) {
+	hi := len(cands)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if cands[m].ID < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(cands) && cands[lo].ID == id
 }
 
 // intersectSorted appends to dst the ids in both a and b (ascending).
