@@ -370,9 +370,21 @@ func BenchmarkEntityCreate(b *testing.B) {
 	})
 }
 
+// encodePerClient encodes every shared locomotion update of the frame again for
+// each client that received it: the cost sharing the bytes saves.
+func (s *Server) encodePerClient() {
+	for _, c := range s.sessions {
+		for _, t := range s.updates {
+			if _, held := slices.BinarySearch(c.visible, uint64(t.id)); held && t.shared && t.id != c.avatar {
+				_ = s.locoPayload(&t.upd, archive.Proximity)
+			}
+		}
+	}
+}
+
 // benchServer is a Server without its frame loop or sockets: the benchmark steps
 // the game and replicates by hand, and sessions' packets pile up in their queues.
-func benchServer(b *testing.B, mod func(*Config)) *Server {
+func benchServer(b testing.TB, mod func(*Config)) *Server {
 	b.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
@@ -391,7 +403,7 @@ func benchServer(b *testing.B, mod func(*Config)) *Server {
 }
 
 // benchSession joins a socket-free session with an avatar at p.
-func (s *Server) benchSession(b *testing.B, name string, p mgl32.Vec2) *session {
+func (s *Server) benchSession(b testing.TB, name string, p mgl32.Vec2) *session {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
@@ -407,7 +419,7 @@ func (s *Server) benchSession(b *testing.B, name string, p mgl32.Vec2) *session 
 
 // walkers spawns n ghosts within 25 m of center and returns a function that gives
 // every idle one a new goal (seeded).
-func walkers(b *testing.B, g *sim.Game, region int32, center mgl32.Vec2, n int, seed uint64) func() {
+func walkers(b testing.TB, g *sim.Game, region int32, center mgl32.Vec2, n int, seed uint64) func() {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(seed, uint64(n)))
 	var ids []sim.EntityID
@@ -467,13 +479,7 @@ func benchReplicate(b *testing.B, clients, n int, every, perClient bool) {
 		b.StartTimer()
 		s.replicate(true)
 		if perClient {
-			for _, c := range s.sessions {
-				for _, t := range s.updates {
-					if _, held := slices.BinarySearch(c.visible, uint64(t.id)); held && t.shared && t.id != c.avatar {
-						_ = s.locoPayload(&t.upd, archive.Proximity)
-					}
-				}
-			}
+			s.encodePerClient()
 		}
 		for _, c := range s.sessions {
 			select {

@@ -2,6 +2,7 @@ package gameserver
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,9 +11,11 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/server/internal/store"
+	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/sim"
+	"google.golang.org/protobuf/proto"
 )
 
 // TestIncrementalDump: "?timestamp>T" lists only the entities that changed after
@@ -207,9 +210,11 @@ func TestRemoteEntitiesWalk(t *testing.T) {
 				}
 			}
 		}
+		var bad string // found in the loop; reported here, on the test's goroutine
 		s.inLoop(t, func() {
 			if f := s.game.Frame(); f != target {
-				t.Fatalf("the paused game is at frame %d, want %d", f, target)
+				bad = fmt.Sprintf("the paused game is at frame %d, want %d", f, target)
+				return
 			}
 			for _, id := range walkers {
 				e := s.game.Entity(id)
@@ -218,7 +223,8 @@ func TestRemoteEntitiesWalk(t *testing.T) {
 				}
 				st, ok := r.rep.State(uint64(id))
 				if !ok {
-					t.Fatalf("frame %d: the replica does not hold walker %d", target, id)
+					bad = fmt.Sprintf("frame %d: the replica does not hold walker %d", target, id)
+					return
 				}
 				if e.Mode() != sim.Idle {
 					moved++
@@ -226,13 +232,110 @@ func TestRemoteEntitiesWalk(t *testing.T) {
 				d := mgl32.Vec2{st.Position[0], st.Position[1]}.Sub(e.Pos()).Len()
 				worst = max(worst, d)
 				if d > replica.WalkTolerance+1e-3 {
-					t.Fatalf("frame %d: walker %d held at %v, %.3f m from the server's %v", target, id, st.Position, d, e.Pos())
+					bad = fmt.Sprintf("frame %d: walker %d held at %v, %.3f m from the server's %v", target, id, st.Position, d, e.Pos())
+					return
 				}
 			}
 		})
+		if bad != "" {
+			t.Fatal(bad)
+		}
 	}
 	t.Logf("%d locomotion updates for %d walker-frames of motion; worst distance %.3f m", updates, moved, worst)
 	if moved < 300 || updates*4 > moved {
 		t.Errorf("%d updates for %d walker-frames of motion", updates, moved)
+	}
+}
+
+// TestWalkedCopyAfterLeavingTheView: socket-free, frame by frame. Walking entities
+// leave the client's view (its avatar teleports away), walk on while nobody holds
+// them (the server keeps no walked copy then), and come back into view: the
+// replica holds each within replica.WalkTolerance of the server's entity in every
+// frame, before and after.
+func TestWalkedCopyAfterLeavingTheView(t *testing.T) {
+	s := benchServer(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c := &session{id: 1, srv: s, ctx: ctx, cancel: cancel, out: make(chan []byte, 4), name: "ivy"}
+	s.join(c, nil)
+	home := s.game.Entity(c.avatar).Pos()
+	away := home
+	for _, p := range s.game.Region(s.region).SpawnPoints() {
+		if p.Sub(home).Len() > away.Sub(home).Len() {
+			away = p
+		}
+	}
+	if away.Sub(home).Len() < s.cfg.AOI.Remove+30 {
+		t.Fatalf("no spawn point far from %v (farthest %v)", home, away)
+	}
+	keepWalking := walkers(t, s.game, s.region, home, 12, 5)
+	rep := replica.New(nil)
+	var rd protocol.Reader
+	receive := func() {
+		for {
+			select {
+			case b := <-c.out:
+				if _, err := rd.Reset(b); err != nil {
+					t.Fatal(err)
+				}
+				var msgs []proto.Message
+				for rd.Next() {
+					m, err := rd.Message()
+					if err != nil {
+						t.Fatal(err)
+					}
+					msgs = append(msgs, m)
+				}
+				rep.Receive(0, msgs...)
+			default:
+				return
+			}
+		}
+	}
+	receive()
+	held, checked := 0, 0
+	for frame := range 300 {
+		switch frame {
+		case 100:
+			must(t, s.game.Teleport(c.avatar, away))
+		case 180:
+			must(t, s.game.Teleport(c.avatar, home))
+		}
+		keepWalking()
+		must(t, s.game.Step())
+		s.replicate(true)
+		receive()
+		if err := rep.ResyncReason(); err != nil {
+			t.Fatalf("frame %d: %v", s.game.Frame(), err)
+		}
+		n := 0
+		for _, id := range rep.IDs(nil) {
+			e := s.game.Entity(sim.EntityID(id))
+			if e == nil || sim.EntityID(id) == c.avatar || e.Prototype() != 2 {
+				continue
+			}
+			n++
+			st, _ := rep.State(id)
+			if d := st.Position.Vec2().Sub(e.Pos()).Len(); d > replica.WalkTolerance+1e-3 {
+				t.Fatalf("frame %d: ghost %d held at %v, %.3f m from the server's %v", s.game.Frame(), id, st.Position, d, e.Pos())
+			}
+			checked++
+		}
+		if frame == 99 || frame == 299 {
+			held += n
+		}
+		if frame == 179 && n != 0 {
+			t.Errorf("frame %d: %d ghosts still held far away", s.game.Frame(), n)
+		}
+	}
+	if held < 20 || checked < 1000 {
+		t.Errorf("ghosts held before leaving and after coming back: %d; %d checks", held, checked)
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

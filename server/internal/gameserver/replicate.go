@@ -28,7 +28,14 @@ type tracked struct {
 	shared      bool             // upd goes to the clients other than the owner this frame
 	sentCmd     uint64           // CommandFrame when upd was last shared
 	sharedFrame uint64           // frame upd was last shared
+	// holders counts the sessions holding the entity; walked is kept only while
+	// some do. It may over-count (a session that ended is subtracted at the next
+	// recount), never under-count.
+	holders int
 }
+
+// recountEvery is the period, in frames, of the exact recount of holders.
+const recountEvery = 64
 
 type encodedResult struct {
 	r       sim.PowerResult
@@ -69,6 +76,9 @@ func (s *Server) replicate(stepped bool) {
 	}
 	// Each changed entity's update, computed once.
 	s.updates = s.updates[:0]
+	if f%recountEvery == 0 {
+		s.recountHolders()
+	}
 	for k := range s.cands {
 		s.cands[k] = s.cands[k][:0]
 	}
@@ -76,10 +86,8 @@ func (s *Server) replicate(stepped bool) {
 		s.cands[e.Region()] = append(s.cands[e.Region()], replica.Candidate{ID: uint64(e.ID()), Pos: e.Pos()})
 		t := s.last[e.ID()]
 		if t == nil {
-			t = &tracked{id: e.ID(), region: e.Region(), sentCmd: e.CommandFrame(), sharedFrame: f}
+			t = &tracked{id: e.ID(), region: e.Region()}
 			e.LocomotionState(&t.state, f)
-			t.walked.Correction(&t.state, &t.upd, true)
-			t.walked.Reset(&t.upd, f)
 			s.last[e.ID()] = t
 			continue
 		}
@@ -87,12 +95,16 @@ func (s *Server) replicate(stepped bool) {
 		if e.Policy()&archive.ClientIndependent != 0 {
 			continue // the client simulates it from its create
 		}
-		if max(e.ChangedFrame(), e.CommandFrame()) < s.replFrame && !t.walked.Walking() {
+		held := t.holders > 0
+		if max(e.ChangedFrame(), e.CommandFrame()) < s.replFrame && !(held && t.walked.Walking()) {
 			continue // neither the entity nor what the clients hold of it moved
 		}
 		e.LocomotionState(&s.scratch, f)
 		s.updateOwner(t)
-		s.updateOthers(t, e, f)
+		t.shared = false
+		if held {
+			s.updateOthers(t, e, f)
+		}
 		if t.ownChanged || t.shared {
 			s.updates = append(s.updates, t)
 		}
@@ -141,6 +153,40 @@ func (s *Server) updateOwner(t *tracked) {
 	path := append(t.state.Path[:0], s.scratch.Path...)
 	t.state = s.scratch
 	t.state.Path = path
+}
+
+// recountHolders sets every tracked entity's holders from the open sessions'
+// views.
+func (s *Server) recountHolders() {
+	for _, t := range s.last {
+		t.holders = 0
+	}
+	for _, c := range s.sessions {
+		if c.closed() {
+			continue
+		}
+		for _, id := range c.visible {
+			if t := s.last[sim.EntityID(id)]; t != nil {
+				t.holders++
+			}
+		}
+	}
+}
+
+// hold counts a session that now holds the entity of t (e, created for it at
+// frame f). The first holder starts the walked copy from e's state.
+func (s *Server) hold(t *tracked, e *sim.Entity, f uint64) {
+	if t == nil {
+		return
+	}
+	if t.holders <= 0 {
+		e.LocomotionState(&s.scratch, f)
+		t.walked.Correction(&s.scratch, &t.upd, true)
+		t.walked.Reset(&t.upd, f)
+		t.sentCmd, t.sharedFrame = e.CommandFrame(), f
+		t.holders = 0
+	}
+	t.holders++
 }
 
 // updateOthers walks what the other clients hold of e to frame f and decides
@@ -232,6 +278,9 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		}
 		if i, ok := slices.BinarySearch(c.visible, id); ok {
 			c.visible = slices.Delete(c.visible, i, i+1)
+			if t := s.last[sim.EntityID(id)]; t != nil {
+				t.holders--
+			}
 		}
 	}
 	// Changes of entities held before this frame (appended after the adds).
@@ -283,6 +332,7 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		}
 		i, _ := slices.BinarySearch(c.visible, id)
 		c.visible = slices.Insert(c.visible, i, id)
+		s.hold(s.last[e.ID()], e, f)
 	}
 	for _, p := range changes {
 		if pk.AppendRaw(idLoco, p) != nil {
