@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 )
@@ -15,8 +16,9 @@ import (
 // Remote per entity (the copy every client holds) and sends an update when the
 // command changes, when the entity starts or stops, when the walked copy strays
 // beyond WalkTolerance from the truth (a collision, a slide) and as a periodic
-// refresh. Walking is deterministic, so the server's copy and the clients' are the
-// same, bit for bit.
+// refresh. A client that starts holding the entity gets the server's copy in its
+// create (PackCreate), and walking is deterministic: every client's copy and the
+// server's are the same, bit for bit, so the bound holds for each of them.
 
 // WalkTolerance is how far (metres) a client's walked copy of a remote entity may be
 // from the server's entity before the server sends an update.
@@ -190,4 +192,21 @@ func wireNode(n locomotion.PathNode) locomotion.PathNode {
 		n.Radius = wire(n.Radius, locomotion.PositionPrecision)
 	}
 	return n
+}
+
+// PackCreate writes the replication archive of e's create (sim.Entity.Serialize's
+// layout: id, prototype, region, owner, locomotion state, not a projectile) with the
+// walked copy's state in place of e's own: a client that gets e now then holds
+// exactly what the clients holding it already hold, and one correction serves
+// them all. e must not be a projectile.
+func (m *Remote) PackCreate(a *archive.Archive, e *sim.Entity) {
+	id := uint64(e.ID())
+	proto, region, owner := e.Prototype(), e.Region(), e.Owner()
+	a.TransferUint64(&id)
+	a.TransferInt32(&proto)
+	a.TransferInt32(&region)
+	a.TransferInt32(&owner)
+	a.TransferObject(&m.st)
+	projectile := false
+	a.TransferBool(&projectile)
 }

@@ -222,3 +222,39 @@ func TestPausedFrameRepeats(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestPackCreateLayout: with the entity's own state, PackCreate writes exactly the
+// entity's replication archive.
+func TestPackCreateLayout(t *testing.T) {
+	t.Parallel()
+	g := quietGame(t)
+	id, err := g.Spawn(1, 0, mgl32.Vec2{30, 40}, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.MoveAlongPath(id, mgl32.Vec2{120, 30}); err != nil {
+		t.Fatal(err)
+	}
+	for range 30 {
+		if err := g.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := g.Entity(id)
+	want, err := replicatest.PackEntity(e, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st locomotion.State
+	e.LocomotionState(&st, e.ChangedFrame())
+	var m replica.Remote
+	m.Reset(&st, 0)
+	a := archive.NewPacker(archive.Replication, archive.Proximity)
+	m.PackCreate(a, e)
+	if err := a.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Bytes(); string(got) != string(want) {
+		t.Errorf("PackCreate\n%x\nEntity.Serialize\n%x", got, want)
+	}
+}

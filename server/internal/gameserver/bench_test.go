@@ -299,7 +299,7 @@ func BenchmarkEntityCreate(b *testing.B) {
 		e = s.game.Entity(id)
 	})
 	s.stop(b)
-	payload, err := packCreate(e, false)
+	payload, err := packCreate(e, nil, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -417,15 +417,15 @@ func (s *Server) benchSession(b testing.TB, name string, p mgl32.Vec2) *session 
 	return c
 }
 
-// walkers spawns n ghosts within 25 m of center and returns a function that gives
-// every idle one a new goal (seeded).
-func walkers(b testing.TB, g *sim.Game, region int32, center mgl32.Vec2, n int, seed uint64) func() {
+// walkers spawns n entities of prototype proto within 25 m of center and returns a
+// function that gives every idle one a new goal (seeded).
+func walkers(b testing.TB, g *sim.Game, region int32, center mgl32.Vec2, proto int32, n int, seed uint64) func() {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(seed, uint64(n)))
 	var ids []sim.EntityID
 	for tries := 0; len(ids) < n && tries < 100*n; tries++ {
 		p := center.Add(mgl32.Vec2{rng.Float32()*50 - 25, rng.Float32()*50 - 25})
-		if id, err := g.Spawn(2, region, p, 0); err == nil && g.Entity(id).Pos().Sub(center).Len() < 25 {
+		if id, err := g.Spawn(proto, region, p, 0); err == nil && g.Entity(id).Pos().Sub(center).Len() < 25 {
 			ids = append(ids, id)
 		} else if err == nil {
 			_ = g.Destroy(id)
@@ -469,7 +469,7 @@ func benchReplicate(b *testing.B, clients, n int, every, perClient bool) {
 	for i := range clients {
 		s.benchSession(b, fmt.Sprintf("c%d", i), center.Add(mgl32.Vec2{float32(i%10) - 5, float32(i/10) - 2.5}))
 	}
-	keepWalking := walkers(b, s.game, s.region, center, n, 1)
+	keepWalking := walkers(b, s.game, s.region, center, 2, n, 1) // ghosts
 	frame := func() {
 		b.StopTimer() // the simulation's step is not what is measured
 		keepWalking()

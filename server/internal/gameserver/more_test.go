@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -247,89 +248,148 @@ func TestRemoteEntitiesWalk(t *testing.T) {
 	}
 }
 
-// TestWalkedCopyAfterLeavingTheView: socket-free, frame by frame. Walking entities
-// leave the client's view (its avatar teleports away), walk on while nobody holds
-// them (the server keeps no walked copy then), and come back into view: the
-// replica holds each within replica.WalkTolerance of the server's entity in every
-// frame, before and after.
-func TestWalkedCopyAfterLeavingTheView(t *testing.T) {
-	s := benchServer(t, nil)
+// localClient is a socket-free session and its replica: packets go straight from
+// the session's queue into the replica.
+type localClient struct {
+	c   *session
+	rep *replica.Replica
+	rd  protocol.Reader
+}
+
+func joinLocal(t *testing.T, s *Server, name string) *localClient {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	c := &session{id: 1, srv: s, ctx: ctx, cancel: cancel, out: make(chan []byte, 4), name: "ivy"}
-	s.join(c, nil)
-	home := s.game.Entity(c.avatar).Pos()
-	away := home
-	for _, p := range s.game.Region(s.region).SpawnPoints() {
-		if p.Sub(home).Len() > away.Sub(home).Len() {
-			away = p
-		}
-	}
-	if away.Sub(home).Len() < s.cfg.AOI.Remove+30 {
-		t.Fatalf("no spawn point far from %v (farthest %v)", home, away)
-	}
-	keepWalking := walkers(t, s.game, s.region, home, 12, 5)
-	rep := replica.New(nil)
-	var rd protocol.Reader
-	receive := func() {
-		for {
-			select {
-			case b := <-c.out:
-				if _, err := rd.Reset(b); err != nil {
+	lc := &localClient{c: &session{id: s.nextID.Add(1), srv: s, ctx: ctx, cancel: cancel, out: make(chan []byte, 4), name: name},
+		rep: replica.New(nil)}
+	s.join(lc.c, nil)
+	lc.receive(t)
+	return lc
+}
+
+func (lc *localClient) receive(t *testing.T) {
+	t.Helper()
+	for {
+		select {
+		case b := <-lc.c.out:
+			if _, err := lc.rd.Reset(b); err != nil {
+				t.Fatal(err)
+			}
+			var msgs []proto.Message
+			for lc.rd.Next() {
+				m, err := lc.rd.Message()
+				if err != nil {
 					t.Fatal(err)
 				}
-				var msgs []proto.Message
-				for rd.Next() {
-					m, err := rd.Message()
-					if err != nil {
-						t.Fatal(err)
-					}
-					msgs = append(msgs, m)
-				}
-				rep.Receive(0, msgs...)
-			default:
+				msgs = append(msgs, m)
+			}
+			lc.rep.Receive(0, msgs...)
+			if err := lc.rep.ResyncReason(); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			return
+		}
+	}
+}
+
+// check fails the test if the replica holds an entity other than its avatar
+// farther than replica.WalkTolerance from the server's; it returns how many it
+// checked, and how many of them are ghosts.
+func (lc *localClient) check(t *testing.T, s *Server) (n, ghosts int) {
+	t.Helper()
+	for _, id := range lc.rep.IDs(nil) {
+		e := s.game.Entity(sim.EntityID(id))
+		if e == nil || sim.EntityID(id) == lc.c.avatar {
+			continue
+		}
+		n++
+		if e.Prototype() == 2 {
+			ghosts++
+		}
+		st, _ := lc.rep.State(id)
+		if d := st.Position.Vec2().Sub(e.Pos()).Len(); d > replica.WalkTolerance+1e-3 {
+			t.Fatalf("frame %d: %s holds %d (prototype %d) at %v, %.3f m from the server's %v",
+				s.game.Frame(), lc.c.name, id, e.Prototype(), st.Position, d, e.Pos())
+		}
+	}
+	return n, ghosts
+}
+
+// TestWalkedCopiesOfEveryClient: socket-free, frame by frame. Walking entities
+// leave one client's view (its avatar teleports away), walk on while nobody holds
+// them (the server keeps no walked copy then) and come back into view, while a
+// second client joins late (its creates come long after the first's, while an
+// entity is blocked): every
+// client holds every entity within replica.WalkTolerance of the server's entity in
+// every frame.
+func TestWalkedCopiesOfEveryClient(t *testing.T) {
+	s := benchServer(t, nil)
+	a := joinLocal(t, s, "ivy")
+	home := s.game.Entity(a.c.avatar).Pos()
+	// Places to go far away to: the spawn points and the corners of the region.
+	reg := s.game.Region(s.region)
+	bb := reg.Mesh().Bounds()
+	far := append(slices.Clone(reg.SpawnPoints()), bb.Min.Add(mgl32.Vec2{5, 5}), bb.Max.Sub(mgl32.Vec2{5, 5}),
+		mgl32.Vec2{bb.Min[0] + 5, bb.Max[1] - 5}, mgl32.Vec2{bb.Max[0] - 5, bb.Min[1] + 5})
+	goAway := func() {
+		for _, p := range far {
+			if p.Sub(home).Len() > s.cfg.AOI.Remove+30 && s.game.Teleport(a.c.avatar, p) == nil {
 				return
 			}
 		}
+		t.Fatalf("nowhere to go far from %v", home)
 	}
-	receive()
+	// Ghosts walk through each other; blocking wanderers bump and stall.
+	keepWalking := walkers(t, s.game, s.region, home, 2, 12, 5)
+	keepBumping := walkers(t, s.game, s.region, home, 1, 16, 6)
+	clients := []*localClient{a}
 	held, checked := 0, 0
+	var bumped []sim.EntityID
 	for frame := range 300 {
 		switch frame {
+		case 50:
+			// A wanderer walks straight into a dummy and stays blocked for a while.
+			dummy, err := s.game.Spawn(3, s.region, home.Add(mgl32.Vec2{0, 6}), 0)
+			must(t, err)
+			w, err := s.game.Spawn(1, s.region, home.Add(mgl32.Vec2{0, 2}), 0)
+			must(t, err)
+			must(t, s.game.MoveTo(w, home.Add(mgl32.Vec2{0, 10})))
+			bumped = []sim.EntityID{dummy, w}
+		case 80:
+			if e := s.game.Entity(bumped[1]); e == nil || e.Pos().Sub(home).Len() > 7 || e.Mode() == sim.Idle {
+				t.Fatalf("the wanderer is not blocked by the dummy: %v", e)
+			}
+			jay := joinLocal(t, s, "jay")
+			must(t, s.game.Teleport(jay.c.avatar, home.Add(mgl32.Vec2{3, 0})))
+			clients = append(clients, jay)
 		case 100:
-			must(t, s.game.Teleport(c.avatar, away))
+			goAway()
 		case 180:
-			must(t, s.game.Teleport(c.avatar, home))
+			must(t, s.game.Teleport(a.c.avatar, home))
 		}
 		keepWalking()
+		keepBumping()
 		must(t, s.game.Step())
 		s.replicate(true)
-		receive()
-		if err := rep.ResyncReason(); err != nil {
-			t.Fatalf("frame %d: %v", s.game.Frame(), err)
-		}
-		n := 0
-		for _, id := range rep.IDs(nil) {
-			e := s.game.Entity(sim.EntityID(id))
-			if e == nil || sim.EntityID(id) == c.avatar || e.Prototype() != 2 {
-				continue
+		for _, lc := range clients {
+			lc.receive(t)
+			n, ghosts := lc.check(t, s)
+			checked += n
+			if lc == a {
+				switch frame {
+				case 99, 299:
+					held += ghosts
+				case 179:
+					if ghosts > 0 {
+						t.Errorf("frame %d: ivy holds %d ghosts far away", s.game.Frame(), ghosts)
+					}
+				}
 			}
-			n++
-			st, _ := rep.State(id)
-			if d := st.Position.Vec2().Sub(e.Pos()).Len(); d > replica.WalkTolerance+1e-3 {
-				t.Fatalf("frame %d: ghost %d held at %v, %.3f m from the server's %v", s.game.Frame(), id, st.Position, d, e.Pos())
-			}
-			checked++
-		}
-		if frame == 99 || frame == 299 {
-			held += n
-		}
-		if frame == 179 && n != 0 {
-			t.Errorf("frame %d: %d ghosts still held far away", s.game.Frame(), n)
 		}
 	}
-	if held < 20 || checked < 1000 {
-		t.Errorf("ghosts held before leaving and after coming back: %d; %d checks", held, checked)
+	if held < 20 || checked < 3000 {
+		t.Errorf("ivy held %d ghosts before leaving and after coming back; %d checks", held, checked)
 	}
 }
 

@@ -1,8 +1,10 @@
 package gameserver
 
 import (
+	"math"
 	"slices"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/debugdraw"
 	"github.com/twinframe/twinframe/shared/protocol"
@@ -31,7 +33,9 @@ type tracked struct {
 	// holders counts the sessions holding the entity; walked is kept only while
 	// some do. It may over-count (a session that ended is subtracted at the next
 	// recount), never under-count.
-	holders int
+	holders   int
+	lastPos   mgl32.Vec2 // the entity's position when updateOthers last ran
+	lastFrame uint64     // and the frame
 }
 
 // recountEvery is the period, in frames, of the exact recount of holders.
@@ -173,20 +177,17 @@ func (s *Server) recountHolders() {
 	}
 }
 
-// hold counts a session that now holds the entity of t (e, created for it at
-// frame f). The first holder starts the walked copy from e's state.
-func (s *Server) hold(t *tracked, e *sim.Entity, f uint64) {
-	if t == nil {
+// startWalk starts the walked copy of t (e's) from e's state at frame f, unless
+// some session holds it already: then the copy is what that session holds.
+func (s *Server) startWalk(t *tracked, e *sim.Entity, f uint64) {
+	if t == nil || t.holders > 0 {
 		return
 	}
-	if t.holders <= 0 {
-		e.LocomotionState(&s.scratch, f)
-		t.walked.Correction(&s.scratch, &t.upd, true)
-		t.walked.Reset(&t.upd, f)
-		t.sentCmd, t.sharedFrame = e.CommandFrame(), f
-		t.holders = 0
-	}
-	t.holders++
+	e.LocomotionState(&s.scratch, f)
+	t.walked.Correction(&s.scratch, &t.upd, true)
+	t.walked.Reset(&t.upd, f)
+	t.sentCmd, t.sharedFrame = e.CommandFrame(), f
+	t.holders = 0
 }
 
 // updateOthers walks what the other clients hold of e to frame f and decides
@@ -196,10 +197,24 @@ func (s *Server) hold(t *tracked, e *sim.Entity, f uint64) {
 // client that holds the entity.
 func (s *Server) updateOthers(t *tracked, e *sim.Entity, f uint64) {
 	t.walked.AdvanceTo(f)
+	// An entity that moved less than a quarter of its step this frame is blocked
+	// (by the locomotor's own measure): its clients hold it still rather than walk
+	// it into what blocks it, until it moves again.
+	cur := &s.scratch
+	pos := mgl32.Vec2{cur.Position[0], cur.Position[1]}
+	blocked := cur.Fields&locomotion.Moving != 0 && t.lastFrame+1 == f &&
+		pos.Sub(t.lastPos).Len() < 0.25*cur.Speed*sim.FrameSeconds
+	if blocked {
+		cur.Fields &^= locomotion.Moving
+	}
+	t.lastPos, t.lastFrame = pos, f
 	cmd := e.CommandFrame() != t.sentCmd
 	posTol, yawTol := replica.WalkTolerance, replica.YawTolerance
-	if s.cfg.EveryFrameUpdates {
+	switch {
+	case s.cfg.EveryFrameUpdates:
 		posTol, yawTol = 0, 0
+	case blocked:
+		yawTol = math.Pi // the facing of a crawl along a wall is noise
 	}
 	moving := s.scratch.Fields&locomotion.Moving != 0 || t.walked.Walking()
 	t.shared = cmd || moving && f >= t.sharedFrame+s.cfg.RefreshFrames || t.walked.Off(&s.scratch, posTol, yawTol)
@@ -314,10 +329,12 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 			continue
 		}
 		own := id == self
+		t := s.last[e.ID()]
+		s.startWalk(t, e, f)
 		payload := creates[e.ID()]
 		if own || payload == nil {
 			var err error
-			payload, err = packCreate(e, own)
+			payload, err = packCreate(e, t, own)
 			if err != nil {
 				s.log.Error("pack entity", "entity", id, "err", err)
 				continue
@@ -332,7 +349,9 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		}
 		i, _ := slices.BinarySearch(c.visible, id)
 		c.visible = slices.Insert(c.visible, i, id)
-		s.hold(s.last[e.ID()], e, f)
+		if t != nil {
+			t.holders++
+		}
 	}
 	for _, p := range changes {
 		if pk.AppendRaw(idLoco, p) != nil {
@@ -375,14 +394,20 @@ func (s *Server) locoPayload(st *locomotion.State, pol archive.Policy) []byte {
 }
 
 // packCreate returns the NetMessageEntityCreate payload of e: its replication
-// archive, with the Owner policy for a client's own avatar.
-func packCreate(e *sim.Entity, own bool) ([]byte, error) {
+// archive, with the Owner policy for a client's own avatar. For other clients a
+// walking entity's state is its walked copy in t (what every client holding it
+// has), not its own.
+func packCreate(e *sim.Entity, t *tracked, own bool) ([]byte, error) {
 	pol := e.Policy()
 	if own {
 		pol |= archive.Owner
 	}
 	a := archive.NewPacker(archive.Replication, pol)
-	a.TransferObject(e)
+	if own || t == nil || pol != archive.Proximity {
+		a.TransferObject(e)
+	} else {
+		t.walked.PackCreate(a, e)
+	}
 	if err := a.Err(); err != nil {
 		return nil, err
 	}
