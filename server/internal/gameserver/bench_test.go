@@ -444,8 +444,9 @@ func walkers(b testing.TB, g *sim.Game, region int32, center mgl32.Vec2, proto i
 }
 
 // BenchmarkReplicate measures the replication step of a frame (AOI, encoding,
-// packets; not the simulation's step) for 50 clients standing together, each with 50 walking ghosts and the
-// 49 other avatars in view: ns/client is the cost per client per frame. The
+// packets; not the simulation's step) for 50 clients standing together, each
+// with 50 walking ghosts and the 49 other avatars in view: ns/client is the cost
+// per client per frame. The
 // baseline, per-client-encoding, is the same step plus encoding each shared
 // locomotion update again for every client that receives it, which is what the
 // server would pay without sharing the bytes.
