@@ -55,8 +55,8 @@ type Config struct {
 	LoginTimeout   time.Duration // from connect to login (10 s)
 	// Clients walk other entities along their replicated paths (replica.Remote),
 	// so by default their locomotion (Proximity policy) is sent only when the
-	// command changes (new path, goal, stop or speed), when they start or stop,
-	// when the clients' walked copy strays beyond replica.WalkTolerance or
+	// command changes (new path, goal, stop or speed), when they start, stop or
+	// are blocked, when the clients' walked copy strays beyond replica.WalkTolerance or
 	// replica.YawTolerance from the entity (a collision, a slide), and every
 	// RefreshFrames while they move. EveryFrameUpdates sends them instead every
 	// frame the walked copy is not exactly the entity as the wire carries it.
