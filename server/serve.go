@@ -35,6 +35,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	saveEvery := fl.Duration("save-every", 5*time.Minute, "save every avatar this `often`")
 	seed := fl.Uint64("seed", 1, "game `seed`")
 	wasmDir := fl.String("wasm-dir", "web", "`directory` of viewer.wasm and wasm_exec.js (make wasm)")
+	everyFrame := fl.Bool("every-frame-updates", false, "send moving entities' locomotion every frame instead of when clients' walked copies stray")
 	verbose := fl.Bool("v", false, "log debug messages")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -72,7 +73,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: *seed, DeityToken: *token,
-		OriginPatterns: patterns, SaveEvery: *saveEvery, Logger: log})
+		OriginPatterns: patterns, SaveEvery: *saveEvery, EveryFrameUpdates: *everyFrame, Logger: log})
 	if err != nil {
 		fmt.Fprintf(stderr, "server: %v\n", err)
 		return 1

@@ -71,10 +71,12 @@ func (a AOI) Update(center mgl32.Vec2, self uint64, visible []uint64, candidates
 	return add, remove
 }
 
-// WireSlack is how much farther apart two positions can look after the wire's
-// quantization (each coordinate truncated to 1/8 m) than they are: a client
-// checking the server's AOI decisions with received positions allows for it.
-const WireSlack float32 = 0.36
+// WireSlack is how much farther apart a client's avatar and a remote entity can
+// look in its replica than they are on the server: the avatar's position is
+// truncated to 1/8 m per coordinate by the wire (≤ 0.18 m), the remote entity is
+// within WalkTolerance of the server's, and 0.18 m more is kept to spare. A client
+// checking the server's AOI decisions with its replica's positions allows for it.
+const WireSlack = 0.36 + WalkTolerance
 
 // Leaks appends to dst the ids of held entities a client must not hold: farther
 // than Remove+slack from its avatar at center (self excepted). held must be

@@ -26,6 +26,13 @@
 // What the player sees is the simulated state plus a smoothing offset that decays
 // each frame, so corrections are smoothed without touching the simulation.
 //
+// Remote entities walk: the server sends their locomotion only when it changes in
+// a way a client cannot foresee, and at the start of every server frame the replica
+// advances each of them one locomotor step along its replicated path (Remote, with
+// the simulation's own sim.Walker); the frame's updates then correct it. The server
+// walks the same copy and corrects it when it strays beyond WalkTolerance, so a
+// remote entity's state stays that close to the server's.
+//
 // Remote entities are drawn InterpDelay frames (default 2) behind the estimated
 // server frame: between the two received frames around that time they are
 // interpolated; past the newest one they are extrapolated by their last velocity

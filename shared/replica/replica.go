@@ -129,6 +129,7 @@ type Replica struct {
 	ents     []*entity // sorted by id
 	frame    uint64    // last server frame received
 	inFrame  bool      // a packet's messages are being received
+	repeat   bool      // the current packet repeats the newest frame (the server is paused)
 	stale    bool      // the current packet is older than the newest one
 	paused   bool
 	lastAck  uint32
@@ -149,8 +150,11 @@ type entity struct {
 	region     int32
 	owner      int32
 	projectile bool
-	state      locomotion.State // absolute, after every update received
-	samples    []sample         // positions by frame, ascending, for interpolation
+	// state is absolute: the last update received, and for a remote entity walked
+	// along its path to the newest server frame (Remote).
+	state   locomotion.State
+	w       sim.Walker // a remote entity's walk
+	samples []sample   // positions by frame, ascending, for interpolation
 }
 
 type sample struct {
@@ -248,8 +252,10 @@ func (r *Replica) IDs(dst []uint64) []uint64 {
 	return dst
 }
 
-// State returns the last authoritative locomotion state of entity id. The path is
-// the replica's own: do not modify it.
+// State returns the locomotion state of entity id at the newest server frame: for
+// the own avatar the last one the server sent, for a remote entity the last one
+// walked along its path to that frame (see Remote). The path is the replica's own:
+// do not modify it.
 func (r *Replica) State(id uint64) (locomotion.State, bool) {
 	if e := r.entity(id); e != nil {
 		return e.state, true
@@ -385,7 +391,10 @@ func (r *Replica) regionChange(now time.Duration, m *pb.NetMessageRegionChange) 
 func (r *Replica) beginFrame(now time.Duration, m *pb.NetMessageServerFrame) {
 	f := m.GetFrame()
 	r.inFrame = true
-	if f <= r.frame && r.stats.Packets > 0 {
+	// A paused server sends its frame again, with what happened meanwhile (spawns,
+	// edits, view changes): such a packet is taken, any other older one is not.
+	r.repeat = f == r.frame && m.GetPaused() && r.stats.Packets > 0
+	if f <= r.frame && r.stats.Packets > 0 && !r.repeat {
 		r.stale = true
 		r.stats.StalePackets++
 		return
@@ -394,7 +403,9 @@ func (r *Replica) beginFrame(now time.Duration, m *pb.NetMessageServerFrame) {
 		r.stats.MissedFrames += int(f - r.frame - 1)
 	}
 	r.stale = false
-	r.stats.Packets++
+	if !r.repeat {
+		r.stats.Packets++
+	}
 	r.frame = f
 	r.paused = m.GetPaused()
 	if r.paused {
@@ -404,6 +415,12 @@ func (r *Replica) beginFrame(now time.Duration, m *pb.NetMessageServerFrame) {
 	}
 	if ack := m.GetLastInputSeq(); ack > r.lastAck {
 		r.lastAck = ack
+	}
+	// Remote entities walk to this frame; the packet's updates then correct them.
+	for _, e := range r.ents {
+		if e.id != r.player {
+			walkTo(&e.state, &e.w, f)
+		}
 	}
 }
 
@@ -420,7 +437,7 @@ func (r *Replica) endFrame(now time.Duration) {
 	for _, e := range r.ents {
 		e.addSample(r.frame)
 	}
-	if own := r.entity(r.player); own != nil && r.pred.active() {
+	if own := r.entity(r.player); own != nil && r.pred.active() && !r.repeat {
 		r.reconcile(now, own)
 	}
 }
@@ -463,9 +480,15 @@ func (r *Replica) create(m *pb.NetMessageEntityCreate) {
 	e := &entity{id: id, proto: se.Prototype(), region: se.Region(), owner: se.Owner(),
 		projectile: se.Prototype() == sim.ProtoProjectile}
 	se.LocomotionState(&e.state, se.ChangedFrame())
-	if !finite3(e.state.Position) || !finite(e.state.Yaw) {
-		r.fail(m, id, ErrBadArchive, "non-finite position or yaw")
+	if !finite3(e.state.Position) || !finite(e.state.Yaw) || !finite(e.state.Speed) {
+		r.fail(m, id, ErrBadArchive, "non-finite position, yaw or speed")
 		return
+	}
+	if id != r.player {
+		// The state is the entity's as of this packet's frame (the frame it last
+		// changed may be older): it walks on from here.
+		e.state.Frame = max(e.state.Frame, r.frame)
+		load(&e.state, &e.w)
 	}
 	i, found := r.find(id)
 	if found {
@@ -518,16 +541,9 @@ func (r *Replica) update(m *pb.NetMessageLocomotionStateUpdate) {
 		r.stats.StaleUpdates++
 		return
 	}
-	next, err := e.state.Apply(&st)
-	if err != nil {
+	if err := apply(&e.state, &e.w, &st); err != nil {
 		r.fail(m, st.Entity, ErrBadArchive, err.Error())
-		return
 	}
-	if !finite3(next.Position) || !finite(next.Yaw) || !finite(next.Speed) {
-		r.fail(m, st.Entity, ErrBadArchive, "non-finite position, yaw or speed")
-		return
-	}
-	e.state = next
 }
 
 func (r *Replica) powerResult(m *pb.NetMessagePowerResult) {

@@ -25,29 +25,35 @@ func (g *Game) locomote() {
 		if e.loco.mode == Following && !g.follow(e) {
 			continue
 		}
-		step := float32(e.speed * FrameSeconds)
-		p := e.pos
-		next := e.loco.next
-		path := e.loco.path
-		for step > 0 && int(next) < len(path) {
-			c := path[next]
-			d := sub2(c, p)
-			l := len2(d)
-			if l <= step {
-				p = c
-				step -= l
-				next++
-				continue
-			}
-			p = axpy2(p, d, step/l)
-			step = 0
-		}
+		p, next := plan(e.pos, e.loco.path, e.loco.next, e.speed)
 		e.planNext = next
 		e.motion = sub2(p, e.pos)
 		if m := len2(e.motion); m > g.maxMotion {
 			g.maxMotion = m
 		}
 	}
+}
+
+// plan returns where a walker at p with speed ends this frame, walking speed × 50 ms
+// along path towards corner next and through as many corners as the distance
+// reaches, and the index of the corner it then walks to. The server's locomotor and
+// a client's Walker both move with it.
+func plan(p mgl32.Vec2, path []mgl32.Vec2, next int32, speed float32) (mgl32.Vec2, int32) {
+	step := float32(speed * FrameSeconds)
+	for step > 0 && int(next) < len(path) {
+		c := path[next]
+		d := sub2(c, p)
+		l := len2(d)
+		if l <= step {
+			p = c
+			step -= l
+			next++
+			continue
+		}
+		p = axpy2(p, d, step/l)
+		step = 0
+	}
+	return p, next
 }
 
 // follow updates a follower's path; it reports whether the follower should move.

@@ -1,16 +1,24 @@
 package gameserver
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/archive"
+	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/legacypb"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -18,11 +26,17 @@ import (
 // of game time a client receives with N moving entities in view: N wandering
 // ghosts kept walking within 30 m of the client's avatar (all inside the AOI's
 // 40 m add radius). One iteration is one server frame; frames are 5 ms of real
-// time so that the benchmark is quick, and B/s is per 50 ms game frame.
-// updates=every is what the replica client needs today (a relative update every
-// frame an entity moved); updates=sparse is Config.SparseUpdates.
+// time so that the benchmark is quick, and rates are per 50 ms game frame.
+// updates=sparse is the server's default (clients walk remote entities;
+// corrections when they stray), updates=every is Config.EveryFrameUpdates.
+//
+// Each frame the benchmark also encodes the two naive baselines for the same
+// client at the same moment: the full state of every entity in its view
+// (legacypb.NetMessageWorldState, one per frame in a mux packet) as protobuf, and
+// the same as JSON (encoding/json). Metrics: bytes/client/s (what the client
+// received), pb-full-bytes/client/s and json-full-bytes/client/s.
 func BenchmarkClientBandwidth(b *testing.B) {
-	for _, sparse := range []bool{false, true} {
+	for _, sparse := range []bool{true, false} {
 		for _, n := range []int{10, 50, 200} {
 			name := fmt.Sprintf("entities=%d/updates=every", n)
 			if sparse {
@@ -37,7 +51,7 @@ func benchBandwidth(b *testing.B, n int, sparse bool) {
 	s := startServer(b, "", func(c *Config) {
 		c.Period = 5 * time.Millisecond
 		c.NoPopulation = true
-		c.SparseUpdates = sparse
+		c.EveryFrameUpdates = !sparse
 	})
 	c := dial(b, s.url, dialOpt{})
 	c.login("bench", nil)
@@ -78,11 +92,17 @@ func benchBandwidth(b *testing.B, n int, sparse bool) {
 		c.next(wait)
 	}
 	drain(c)
+	var full fullState
 	start := c.bytes.Load()
 	frames := 0
 	b.ResetTimer()
 	for b.Loop() {
-		s.inLoop(b, keepWalking)
+		s.inLoop(b, func() {
+			keepWalking()
+			if len(s.sessions) == 1 {
+				full.add(b, s.game, s.sessions[0].visible)
+			}
+		})
 		frames++
 	}
 	b.StopTimer()
@@ -96,8 +116,89 @@ func benchBandwidth(b *testing.B, n int, sparse bool) {
 			}
 		}
 	}
-	bytes := c.bytes.Load() - start
-	b.ReportMetric(float64(bytes)/(float64(frames)*float64(sim.FrameSeconds)), "B/s")
+	seconds := float64(frames) * float64(sim.FrameSeconds)
+	b.ReportMetric(float64(c.bytes.Load()-start)/seconds, "bytes/client/s")
+	b.ReportMetric(float64(full.pb)/seconds, "pb-full-bytes/client/s")
+	b.ReportMetric(float64(full.json)/seconds, "json-full-bytes/client/s")
+}
+
+// fullState encodes the naive baselines of BenchmarkClientBandwidth and counts
+// their bytes.
+type fullState struct {
+	pb, json int
+	msg      legacypb.NetMessageWorldState
+	js       jsonWorldState
+	buf      []byte
+}
+
+// jsonWorldState is the JSON baseline: the fields of legacypb.NetMessageWorldState.
+type jsonWorldState struct {
+	Frame    uint64       `json:"frame"`
+	Entities []jsonEntity `json:"entities"`
+}
+
+type jsonEntity struct {
+	ID        uint64       `json:"id"`
+	Prototype int32        `json:"prototype"`
+	Region    int32        `json:"region"`
+	Owner     int32        `json:"owner"`
+	Frame     uint64       `json:"frame"`
+	Fields    uint32       `json:"fields"`
+	X         float32      `json:"x"`
+	Y         float32      `json:"y"`
+	Yaw       float32      `json:"yaw"`
+	Speed     float32      `json:"speed"`
+	Goal      uint32       `json:"goal"`
+	Path      [][2]float32 `json:"path,omitempty"`
+}
+
+// add encodes the full state of the entities visible (ids) at g's frame both ways.
+func (fs *fullState) add(b *testing.B, g *sim.Game, visible []uint64) {
+	f := g.Frame()
+	fs.msg = legacypb.NetMessageWorldState{Frame: proto.Uint64(f)}
+	fs.js = jsonWorldState{Frame: f}
+	var st locomotion.State
+	for _, id := range visible {
+		e := g.Entity(sim.EntityID(id))
+		if e == nil {
+			continue
+		}
+		e.LocomotionState(&st, f)
+		fs.msg.Entities = append(fs.msg.Entities, legacyCreate(e, &st))
+		je := jsonEntity{ID: id, Prototype: e.Prototype(), Region: e.Region(), Owner: e.Owner(), Frame: f,
+			Fields: uint32(st.Fields), X: st.Position[0], Y: st.Position[1], Yaw: st.Yaw, Speed: st.Speed, Goal: st.Goal}
+		for _, n := range st.Path {
+			je.Path = append(je.Path, [2]float32{n.Point[0], n.Point[1]})
+		}
+		fs.js.Entities = append(fs.js.Entities, je)
+	}
+	var err error
+	if fs.buf, err = (proto.MarshalOptions{}).MarshalAppend(fs.buf[:0], &fs.msg); err != nil {
+		b.Fatal(err)
+	}
+	// In a mux packet as one message: header, a one-byte id, the length.
+	fs.pb += protocol.HeaderSize + 1 + protowire.SizeVarint(uint64(len(fs.buf))) + len(fs.buf)
+	j, err := json.Marshal(&fs.js)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fs.json += len(j)
+}
+
+// legacyCreate is e as the plain protobuf message, with st its locomotion state.
+func legacyCreate(e *sim.Entity, st *locomotion.State) *legacypb.NetMessageEntityCreate {
+	loco := &legacypb.NetStructLocomotionState{FieldFlags: proto.Uint32(uint32(st.Fields)), Frame: proto.Uint64(st.Frame),
+		Position: &pb.NetStructPoint3{X: st.Position[0], Y: st.Position[1], Z: st.Position[2]},
+		Yaw:      proto.Float32(st.Yaw), Speed: proto.Float32(st.Speed), Goal: proto.Uint32(st.Goal)}
+	for _, n := range st.Path {
+		node := &legacypb.NetStructPathNode{Point: &pb.NetStructPoint3{X: n.Point[0], Y: n.Point[1], Z: n.Point[2]}}
+		if n.Side != locomotion.None {
+			node.Side, node.Radius = proto.Int32(int32(n.Side)), proto.Float32(n.Radius)
+		}
+		loco.Path = append(loco.Path, node)
+	}
+	return &legacypb.NetMessageEntityCreate{IdEntity: proto.Uint64(uint64(e.ID())), PrototypeId: proto.Int32(e.Prototype()),
+		RegionId: proto.Int32(e.Region()), Owner: proto.Int32(e.Owner()), Locomotion: loco}
 }
 
 func drain(c *client) {
@@ -181,7 +282,8 @@ func BenchmarkPowerResult(b *testing.B) {
 
 // BenchmarkEntityCreate measures packing and unpacking a walking entity's
 // NetMessageEntityCreate archive (what the server sends when an entity enters a
-// client's view).
+// client's view), against protobuf-go marshalling and unmarshalling the same
+// entity as a plain protobuf message (legacypb.NetMessageEntityCreate).
 func BenchmarkEntityCreate(b *testing.B) {
 	s := startServer(b, "", func(c *Config) { c.Period = 5 * time.Millisecond; c.NoPopulation = true })
 	var payload []byte
@@ -197,7 +299,7 @@ func BenchmarkEntityCreate(b *testing.B) {
 		e = s.game.Entity(id)
 	})
 	s.stop(b)
-	payload, err := packCreate(e, false)
+	payload, err := packCreate(e, nil, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -206,6 +308,42 @@ func BenchmarkEntityCreate(b *testing.B) {
 		b.Fatal(err)
 	}
 	ar := m.ArchiveData
+	var st locomotion.State
+	e.LocomotionState(&st, e.ChangedFrame())
+	legacy := legacyCreate(e, &st)
+	pbBytes, err := proto.Marshal(legacy)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("protobuf-marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		buf := make([]byte, 0, 256)
+		for b.Loop() {
+			buf, _ = proto.MarshalOptions{}.MarshalAppend(buf[:0], legacy)
+		}
+		b.ReportMetric(float64(len(pbBytes)), "B/msg")
+	})
+	b.Run("protobuf-build+marshal", func(b *testing.B) {
+		b.ReportAllocs()
+		buf := make([]byte, 0, 256)
+		for b.Loop() {
+			// What a server holding the simulation's entity does (as archive-pack
+			// does): build the message from it, then marshal.
+			e.LocomotionState(&st, e.ChangedFrame())
+			buf, _ = proto.MarshalOptions{}.MarshalAppend(buf[:0], legacyCreate(e, &st))
+		}
+		b.ReportMetric(float64(len(pbBytes)), "B/msg")
+	})
+	b.Run("protobuf-unmarshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var m legacypb.NetMessageEntityCreate
+			if err := proto.Unmarshal(pbBytes, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(pbBytes)), "B/msg")
+	})
 	b.Run("archive-pack", func(b *testing.B) {
 		b.ReportAllocs()
 		p := archive.NewPacker(archive.Replication, archive.Proximity)
@@ -230,4 +368,134 @@ func BenchmarkEntityCreate(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(ar)), "B/msg")
 	})
+}
+
+// encodePerClient encodes every shared locomotion update of the frame again for
+// each client that received it: the cost sharing the bytes saves.
+func (s *Server) encodePerClient() {
+	for _, c := range s.sessions {
+		for _, t := range s.updates {
+			if _, held := slices.BinarySearch(c.visible, uint64(t.id)); held && t.shared && t.id != c.avatar {
+				_ = s.locoPayload(&t.upd, archive.Proximity)
+			}
+		}
+	}
+}
+
+// benchServer is a Server without its frame loop or sockets: the benchmark steps
+// the game and replicates by hand, and sessions' packets pile up in their queues.
+func benchServer(b testing.TB, mod func(*Config)) *Server {
+	b.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	cfg := Config{Store: st, DeityToken: testToken, Seed: 7, NoPopulation: true}
+	if mod != nil {
+		mod(&cfg)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// benchSession joins a socket-free session with an avatar at p.
+func (s *Server) benchSession(b testing.TB, name string, p mgl32.Vec2) *session {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	c := &session{id: s.nextID.Add(1), srv: s, ctx: ctx, cancel: cancel, out: make(chan []byte, 8), name: name, joined: true}
+	id, err := s.game.Spawn(AvatarPrototype, s.region, p, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.avatar = id
+	s.sessions = append(s.sessions, c)
+	return c
+}
+
+// walkers spawns n entities of prototype proto within 25 m of center and returns a
+// function that gives every idle one a new goal (seeded).
+func walkers(b testing.TB, g *sim.Game, region int32, center mgl32.Vec2, proto int32, n int, seed uint64) func() {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(seed, uint64(n)))
+	var ids []sim.EntityID
+	for tries := 0; len(ids) < n && tries < 100*n; tries++ {
+		p := center.Add(mgl32.Vec2{rng.Float32()*50 - 25, rng.Float32()*50 - 25})
+		if id, err := g.Spawn(proto, region, p, 0); err == nil && g.Entity(id).Pos().Sub(center).Len() < 25 {
+			ids = append(ids, id)
+		} else if err == nil {
+			_ = g.Destroy(id)
+		}
+	}
+	if len(ids) < n {
+		b.Fatalf("only %d of %d walkers placed", len(ids), n)
+	}
+	return func() {
+		for _, id := range ids {
+			if e := g.Entity(id); e != nil && e.Mode() == sim.Idle {
+				_, _ = g.MoveAlongPath(id, center.Add(mgl32.Vec2{rng.Float32()*50 - 25, rng.Float32()*50 - 25}))
+			}
+		}
+	}
+}
+
+// BenchmarkReplicate measures the replication step of a frame (AOI, encoding,
+// packets; not the simulation's step) for 50 clients standing together, each
+// with 50 walking ghosts and the 49 other avatars in view: ns/client is the cost
+// per client per frame. The
+// baseline, per-client-encoding, is the same step plus encoding each shared
+// locomotion update again for every client that receives it, which is what the
+// server would pay without sharing the bytes.
+func BenchmarkReplicate(b *testing.B) {
+	for _, mode := range []string{"shared", "per-client-encoding"} {
+		for _, every := range []bool{false, true} {
+			updates := "sparse"
+			if every {
+				updates = "every"
+			}
+			b.Run(fmt.Sprintf("clients=50/entities=50/updates=%s/encoding=%s", updates, mode), func(b *testing.B) {
+				benchReplicate(b, 50, 50, every, mode != "shared")
+			})
+		}
+	}
+}
+
+func benchReplicate(b *testing.B, clients, n int, every, perClient bool) {
+	s := benchServer(b, func(c *Config) { c.EveryFrameUpdates = every })
+	center := s.game.Region(s.region).SpawnPoints()[0]
+	for i := range clients {
+		s.benchSession(b, fmt.Sprintf("c%d", i), center.Add(mgl32.Vec2{float32(i%10) - 5, float32(i/10) - 2.5}))
+	}
+	keepWalking := walkers(b, s.game, s.region, center, 2, n, 1) // ghosts
+	frame := func() {
+		b.StopTimer() // the simulation's step is not what is measured
+		keepWalking()
+		if err := s.game.Step(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		s.replicate(true)
+		if perClient {
+			s.encodePerClient()
+		}
+		for _, c := range s.sessions {
+			select {
+			case <-c.out:
+			default:
+			}
+		}
+	}
+	for range 40 { // the creates go by
+		frame()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		frame()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*clients), "ns/client")
 }

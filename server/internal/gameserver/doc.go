@@ -16,11 +16,17 @@
 //
 // A frame follows DESIGN.md §3: drain the inboxes (inputs are held until the
 // frame they are stamped with, at most MaxInputLead frames ahead), step the game
-// unless paused, then replicate. Replication computes each changed entity's
-// relative locomotion update once per frame and encodes it once per replication
-// policy; every client that held the entity before the frame gets those same
-// bytes, because every client that holds an entity has received every update
-// since its create (a client that falls behind is disconnected, never skipped).
+// unless paused, then replicate. Clients walk the entities they hold along their
+// replicated paths (replica.Remote), and the server walks the same copy per
+// entity: an entity's locomotion goes to other clients only when its command
+// changes, when it starts or stops, when the walked copy strays beyond the
+// replica tolerances, and every RefreshFrames while it moves (Config.
+// EveryFrameUpdates: whenever the copy is not exact). That correction is
+// computed and encoded once per frame; every client that held the entity before
+// the frame gets those same bytes, because every client that holds an entity has
+// received every update since its create (a client that falls behind is
+// disconnected, never skipped). The owner of an avatar gets every change of it,
+// relative to the last, for its prediction.
 // Per client, the area of interest (replica.AOI, with hysteresis) is recomputed
 // when the avatar has moved AOIMove metres or AOIRefresh frames have passed;
 // in between, only created and destroyed entities are considered. A client's

@@ -2,7 +2,9 @@ package gameserver
 
 import (
 	"context"
+	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,8 +12,11 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/server/internal/store"
+	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/sim"
+	"google.golang.org/protobuf/proto"
 )
 
 // TestIncrementalDump: "?timestamp>T" lists only the entities that changed after
@@ -97,14 +102,13 @@ func TestPeriodicSave(t *testing.T) {
 	}
 }
 
-// TestSparseUpdates: with SparseUpdates the replica decodes everything, and
-// remote entities get fewer updates than frames they moved in.
+// TestSparseUpdates: by default the replica decodes everything, and remote
+// entities get fewer updates than frames they moved in.
 func TestSparseUpdates(t *testing.T) {
 	checkLeaks(t)
 	s := startServer(t, "", func(c *Config) {
 		c.Period = 5 * time.Millisecond
 		c.NoPopulation = true
-		c.SparseUpdates = true
 	})
 	c := dial(t, s.url, dialOpt{})
 	c.login("gina", nil)
@@ -149,5 +153,249 @@ func TestSparseUpdates(t *testing.T) {
 	}
 	if moving < 20 || updates == 0 || updates > frames/3 {
 		t.Errorf("%d updates in %d frames; the ghost moved in %d", updates, frames, moving)
+	}
+}
+
+// TestRemoteEntitiesWalk: frame by frame (the server paused and stepped one frame
+// at a time), every remote entity the replica holds is within
+// replica.WalkTolerance of the server's entity, while a crowd walks through itself
+// (blocking wanderers bump and slide) and a ghost walks a long path; and the crowd
+// costs far fewer updates than frames moved.
+func TestRemoteEntitiesWalk(t *testing.T) {
+	checkLeaks(t)
+	s := startServer(t, "", func(c *Config) { c.Period = 5 * time.Millisecond; c.NoPopulation = true })
+	c := dial(t, s.url, dialOpt{})
+	c.login("hal", nil)
+	r := newReceived()
+	for r.frames < 2 {
+		r.apply(t, c.next(wait))
+	}
+	avatar := sim.EntityID(r.loginResult.PlayerEntityId)
+	var walkers []sim.EntityID
+	s.inLoop(t, func() {
+		s.paused = true
+		at := s.game.Entity(avatar).Pos()
+		// Two files of wanderers walking into each other, and a ghost crossing them.
+		for i := range 4 {
+			y := float32(i)*1.5 - 2
+			for _, side := range []float32{-1, 1} {
+				id, err := s.game.Spawn(1, s.region, at.Add(mgl32.Vec2{8 * side, y}), 0)
+				if err != nil {
+					continue
+				}
+				if _, err := s.game.MoveAlongPath(id, at.Add(mgl32.Vec2{-14 * side, y + side})); err == nil {
+					walkers = append(walkers, id)
+				}
+			}
+		}
+		if id, err := s.game.Spawn(2, s.region, at.Add(mgl32.Vec2{0, -12}), 0); err == nil {
+			if _, err := s.game.MoveAlongPath(id, at.Add(mgl32.Vec2{3, 25})); err == nil {
+				walkers = append(walkers, id)
+			}
+		}
+	})
+	if len(walkers) < 6 {
+		t.Fatalf("only %d walkers", len(walkers))
+	}
+	var worst float32
+	updates, moved := 0, 0
+	for range 150 {
+		var target uint64
+		s.inLoop(t, func() { s.stepLeft, target = 1, s.game.Frame()+1 })
+		for r.lastFrame < target {
+			p := c.next(wait)
+			r.apply(t, p)
+			for _, m := range p {
+				if _, ok := m.(*pb.NetMessageLocomotionStateUpdate); ok {
+					updates++
+				}
+			}
+		}
+		var bad string // found in the loop; reported here, on the test's goroutine
+		s.inLoop(t, func() {
+			if f := s.game.Frame(); f != target {
+				bad = fmt.Sprintf("the paused game is at frame %d, want %d", f, target)
+				return
+			}
+			for _, id := range walkers {
+				e := s.game.Entity(id)
+				if e == nil {
+					continue
+				}
+				st, ok := r.rep.State(uint64(id))
+				if !ok {
+					bad = fmt.Sprintf("frame %d: the replica does not hold walker %d", target, id)
+					return
+				}
+				if e.Mode() != sim.Idle {
+					moved++
+				}
+				d := mgl32.Vec2{st.Position[0], st.Position[1]}.Sub(e.Pos()).Len()
+				worst = max(worst, d)
+				if d > replica.WalkTolerance+1e-3 {
+					bad = fmt.Sprintf("frame %d: walker %d held at %v, %.3f m from the server's %v", target, id, st.Position, d, e.Pos())
+					return
+				}
+			}
+		})
+		if bad != "" {
+			t.Fatal(bad)
+		}
+	}
+	t.Logf("%d locomotion updates for %d walker-frames of motion; worst distance %.3f m", updates, moved, worst)
+	if moved < 300 || updates*4 > moved {
+		t.Errorf("%d updates for %d walker-frames of motion", updates, moved)
+	}
+}
+
+// localClient is a socket-free session and its replica: packets go straight from
+// the session's queue into the replica.
+type localClient struct {
+	c   *session
+	rep *replica.Replica
+	rd  protocol.Reader
+}
+
+func joinLocal(t *testing.T, s *Server, name string) *localClient {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	lc := &localClient{c: &session{id: s.nextID.Add(1), srv: s, ctx: ctx, cancel: cancel, out: make(chan []byte, 4), name: name},
+		rep: replica.New(nil)}
+	s.join(lc.c, nil)
+	lc.receive(t)
+	return lc
+}
+
+func (lc *localClient) receive(t *testing.T) {
+	t.Helper()
+	for {
+		select {
+		case b := <-lc.c.out:
+			if _, err := lc.rd.Reset(b); err != nil {
+				t.Fatal(err)
+			}
+			var msgs []proto.Message
+			for lc.rd.Next() {
+				m, err := lc.rd.Message()
+				if err != nil {
+					t.Fatal(err)
+				}
+				msgs = append(msgs, m)
+			}
+			lc.rep.Receive(0, msgs...)
+			if err := lc.rep.ResyncReason(); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			return
+		}
+	}
+}
+
+// check fails the test if the replica holds an entity other than its avatar
+// farther than replica.WalkTolerance from the server's; it returns how many it
+// checked, and how many of them are ghosts.
+func (lc *localClient) check(t *testing.T, s *Server) (n, ghosts int) {
+	t.Helper()
+	for _, id := range lc.rep.IDs(nil) {
+		e := s.game.Entity(sim.EntityID(id))
+		if e == nil || sim.EntityID(id) == lc.c.avatar {
+			continue
+		}
+		n++
+		if e.Prototype() == 2 {
+			ghosts++
+		}
+		st, _ := lc.rep.State(id)
+		if d := st.Position.Vec2().Sub(e.Pos()).Len(); d > replica.WalkTolerance+1e-3 {
+			t.Fatalf("frame %d: %s holds %d (prototype %d) at %v, %.3f m from the server's %v",
+				s.game.Frame(), lc.c.name, id, e.Prototype(), st.Position, d, e.Pos())
+		}
+	}
+	return n, ghosts
+}
+
+// TestWalkedCopiesOfEveryClient: socket-free, frame by frame. Walking entities
+// leave one client's view (its avatar teleports away), walk on while nobody holds
+// them (the server keeps no walked copy then) and come back into view, while a
+// second client joins late (its creates come long after the first's, while an
+// entity is blocked): every
+// client holds every entity within replica.WalkTolerance of the server's entity in
+// every frame.
+func TestWalkedCopiesOfEveryClient(t *testing.T) {
+	s := benchServer(t, nil)
+	a := joinLocal(t, s, "ivy")
+	home := s.game.Entity(a.c.avatar).Pos()
+	// Places to go far away to: the spawn points and the corners of the region.
+	reg := s.game.Region(s.region)
+	bb := reg.Mesh().Bounds()
+	far := append(slices.Clone(reg.SpawnPoints()), bb.Min.Add(mgl32.Vec2{5, 5}), bb.Max.Sub(mgl32.Vec2{5, 5}),
+		mgl32.Vec2{bb.Min[0] + 5, bb.Max[1] - 5}, mgl32.Vec2{bb.Max[0] - 5, bb.Min[1] + 5})
+	goAway := func() {
+		for _, p := range far {
+			if p.Sub(home).Len() > s.cfg.AOI.Remove+30 && s.game.Teleport(a.c.avatar, p) == nil {
+				return
+			}
+		}
+		t.Fatalf("nowhere to go far from %v", home)
+	}
+	// Ghosts walk through each other; blocking wanderers bump and stall.
+	keepWalking := walkers(t, s.game, s.region, home, 2, 12, 5)
+	keepBumping := walkers(t, s.game, s.region, home, 1, 16, 6)
+	clients := []*localClient{a}
+	held, checked := 0, 0
+	var bumped []sim.EntityID
+	for frame := range 300 {
+		switch frame {
+		case 50:
+			// A wanderer walks straight into a dummy and stays blocked for a while.
+			dummy, err := s.game.Spawn(3, s.region, home.Add(mgl32.Vec2{0, 6}), 0)
+			must(t, err)
+			w, err := s.game.Spawn(1, s.region, home.Add(mgl32.Vec2{0, 2}), 0)
+			must(t, err)
+			must(t, s.game.MoveTo(w, home.Add(mgl32.Vec2{0, 10})))
+			bumped = []sim.EntityID{dummy, w}
+		case 80:
+			if e := s.game.Entity(bumped[1]); e == nil || e.Pos().Sub(home).Len() > 7 || e.Mode() == sim.Idle {
+				t.Fatalf("the wanderer is not blocked by the dummy: %v", e)
+			}
+			jay := joinLocal(t, s, "jay")
+			must(t, s.game.Teleport(jay.c.avatar, home.Add(mgl32.Vec2{3, 0})))
+			clients = append(clients, jay)
+		case 100:
+			goAway()
+		case 180:
+			must(t, s.game.Teleport(a.c.avatar, home))
+		}
+		keepWalking()
+		keepBumping()
+		must(t, s.game.Step())
+		s.replicate(true)
+		for _, lc := range clients {
+			lc.receive(t)
+			n, ghosts := lc.check(t, s)
+			checked += n
+			if lc == a {
+				switch frame {
+				case 99, 299:
+					held += ghosts
+				case 179:
+					if ghosts > 0 {
+						t.Errorf("frame %d: ivy holds %d ghosts far away", s.game.Frame(), ghosts)
+					}
+				}
+			}
+		}
+	}
+	if held < 20 || checked < 3000 {
+		t.Errorf("ivy held %d ghosts before leaving and after coming back; %d checks", held, checked)
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

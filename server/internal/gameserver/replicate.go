@@ -1,8 +1,10 @@
 package gameserver
 
 import (
+	"math"
 	"slices"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/debugdraw"
 	"github.com/twinframe/twinframe/shared/protocol"
@@ -14,19 +16,30 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// tracked is the replication state of one entity: the locomotion state every
-// client holding it has, and this frame's update.
+// tracked is the replication state of one entity: what its owner and the other
+// clients hold of its locomotion, and this frame's updates.
 type tracked struct {
 	id          sim.EntityID
 	region      int32
-	state       locomotion.State // last state replicated (absolute)
-	upd         locomotion.State // this frame's relative update for everyone but the owner
+	state       locomotion.State // last state sent to the owner (absolute)
+	own         locomotion.State // this frame's update for the owner: the difference from state
+	ownChanged  bool             // own goes to the owner this frame
+	walked      replica.Remote   // what the other clients hold: the last update, walked
+	upd         locomotion.State // this frame's correction of walked, for every other client
 	prox        []byte           // upd as a NetMessageLocomotionStateUpdate payload, Proximity policy
-	own         locomotion.State // this frame's update for the owner: the difference from the last frame
-	shared      bool             // upd goes to clients other than the owner this frame
-	sentCmd     uint64           // CommandFrame when upd was last shared (SparseUpdates)
-	sharedFrame uint64           // frame upd was last shared (SparseUpdates)
+	shared      bool             // upd goes to the clients other than the owner this frame
+	sentCmd     uint64           // CommandFrame when upd was last shared
+	sharedFrame uint64           // frame upd was last shared
+	// holders counts the sessions holding the entity; walked is kept only while
+	// some do. It may over-count (a session that ended is subtracted at the next
+	// recount), never under-count.
+	holders   int
+	lastPos   mgl32.Vec2 // the entity's position when updateOthers last ran
+	lastFrame uint64     // and the frame
 }
+
+// recountEvery is the period, in frames, of the exact recount of holders.
+const recountEvery = 64
 
 type encodedResult struct {
 	r       sim.PowerResult
@@ -67,6 +80,9 @@ func (s *Server) replicate(stepped bool) {
 	}
 	// Each changed entity's update, computed once.
 	s.updates = s.updates[:0]
+	if f%recountEvery == 0 {
+		s.recountHolders()
+	}
 	for k := range s.cands {
 		s.cands[k] = s.cands[k][:0]
 	}
@@ -74,7 +90,7 @@ func (s *Server) replicate(stepped bool) {
 		s.cands[e.Region()] = append(s.cands[e.Region()], replica.Candidate{ID: uint64(e.ID()), Pos: e.Pos()})
 		t := s.last[e.ID()]
 		if t == nil {
-			t = &tracked{id: e.ID(), region: e.Region(), sentCmd: e.CommandFrame(), sharedFrame: f}
+			t = &tracked{id: e.ID(), region: e.Region()}
 			e.LocomotionState(&t.state, f)
 			s.last[e.ID()] = t
 			continue
@@ -83,45 +99,19 @@ func (s *Server) replicate(stepped bool) {
 		if e.Policy()&archive.ClientIndependent != 0 {
 			continue // the client simulates it from its create
 		}
-		if max(e.ChangedFrame(), e.CommandFrame()) < s.replFrame {
-			continue
+		held := t.holders > 0
+		if max(e.ChangedFrame(), e.CommandFrame()) < s.replFrame && !(held && t.walked.Walking()) {
+			continue // neither the entity nor what the clients hold of it moved
 		}
 		e.LocomotionState(&s.scratch, f)
-		d := locomotion.Diff(&t.state, &s.scratch)
-		if d.Fields&^(locomotion.Relative|locomotion.Moving) == 0 &&
-			d.Fields&locomotion.Moving == t.state.Fields&locomotion.Moving {
-			continue
+		s.updateOwner(t)
+		t.shared = false
+		if held {
+			s.updateOthers(t, e, f)
 		}
-		t.own = d
-		t.own.Path = slices.Clone(d.Path)
-		wasMoving := t.state.Fields&locomotion.Moving != 0
-		t.state.Path = append(t.state.Path[:0], s.scratch.Path...)
-		path := t.state.Path
-		t.state = s.scratch
-		t.state.Path = path
-		t.prox = nil
-		t.upd, t.shared = t.own, true
-		if s.cfg.SparseUpdates {
-			// Others get an update when the command changed, the entity started
-			// or stopped, or in its refresh slot: position, yaw and speed, plus
-			// the path when the command changed. Fields are absolute values, so
-			// a client whose create came later than the last update still ends
-			// up with the right state.
-			moving := s.scratch.Fields&locomotion.Moving != 0
-			cmd := e.CommandFrame() != t.sentCmd
-			t.shared = cmd || moving != wasMoving || f >= t.sharedFrame+s.cfg.RefreshFrames
-			if t.shared {
-				t.upd = s.scratch
-				t.upd.Path = slices.Clone(s.scratch.Path)
-				t.upd.Fields = s.scratch.Fields | locomotion.Relative | locomotion.HasPosition | locomotion.HasYaw | locomotion.HasSpeed
-				if !cmd {
-					t.upd.Fields &^= locomotion.HasPath
-					t.upd.Path = nil
-				}
-				t.sentCmd, t.sharedFrame = e.CommandFrame(), f
-			}
+		if t.ownChanged || t.shared {
+			s.updates = append(s.updates, t)
 		}
-		s.updates = append(s.updates, t)
 	}
 	s.replFrame = f
 	s.results = s.results[:0]
@@ -150,6 +140,98 @@ func (s *Server) replicate(stepped bool) {
 		}
 		s.replicateTo(c, f, creates, draw)
 	}
+}
+
+// updateOwner computes the owner's update of t from s.scratch, the entity's state
+// this frame: every change of its quantized state, relative to the last one sent.
+func (s *Server) updateOwner(t *tracked) {
+	d := locomotion.Diff(&t.state, &s.scratch)
+	t.ownChanged = d.Fields&^(locomotion.Relative|locomotion.Moving) != 0 ||
+		d.Fields&locomotion.Moving != t.state.Fields&locomotion.Moving
+	if !t.ownChanged {
+		return
+	}
+	own := append(t.own.Path[:0], d.Path...) // d.Path is s.scratch's
+	t.own = d
+	t.own.Path = own
+	path := append(t.state.Path[:0], s.scratch.Path...)
+	t.state = s.scratch
+	t.state.Path = path
+}
+
+// recountHolders sets every tracked entity's holders from the open sessions'
+// views.
+func (s *Server) recountHolders() {
+	for _, t := range s.last {
+		t.holders = 0
+	}
+	for _, c := range s.sessions {
+		if c.closed() {
+			continue
+		}
+		for _, id := range c.visible {
+			if t := s.last[sim.EntityID(id)]; t != nil {
+				t.holders++
+			}
+		}
+	}
+}
+
+// startWalk starts the walked copy of t (e's) from e's state at frame f, unless
+// some session holds it already: then the copy is what that session holds.
+func (s *Server) startWalk(t *tracked, e *sim.Entity, f uint64) {
+	if t == nil || t.holders > 0 {
+		return
+	}
+	e.LocomotionState(&s.scratch, f)
+	t.walked.Correction(&s.scratch, &t.upd, true)
+	t.walked.Reset(&t.upd, f)
+	t.sentCmd, t.sharedFrame = e.CommandFrame(), f
+	t.holders = 0
+}
+
+// updateOthers walks what the other clients hold of e to frame f and decides
+// whether they need a correction: when the command changed, when the walked copy
+// is off (by the tolerances, or at all with EveryFrameUpdates), or in its refresh
+// slot while it moves. The correction is encoded once here and shared by every
+// client that holds the entity.
+func (s *Server) updateOthers(t *tracked, e *sim.Entity, f uint64) {
+	t.walked.AdvanceTo(f)
+	// An entity that moved less than a quarter of its step this frame is blocked
+	// (by the locomotor's own measure): its clients hold it still rather than walk
+	// it into what blocks it, until it moves again.
+	cur := &s.scratch
+	pos := mgl32.Vec2{cur.Position[0], cur.Position[1]}
+	blocked := cur.Fields&locomotion.Moving != 0 && t.lastFrame+1 == f &&
+		pos.Sub(t.lastPos).Len() < 0.25*cur.Speed*sim.FrameSeconds
+	if blocked {
+		cur.Fields &^= locomotion.Moving
+	}
+	t.lastPos, t.lastFrame = pos, f
+	cmd := e.CommandFrame() != t.sentCmd
+	posTol, yawTol := replica.WalkTolerance, replica.YawTolerance
+	switch {
+	case s.cfg.EveryFrameUpdates:
+		posTol, yawTol = 0, 0
+	case blocked:
+		yawTol = math.Pi // the facing of a crawl along a wall is noise
+	}
+	moving := s.scratch.Fields&locomotion.Moving != 0 || t.walked.Walking()
+	t.shared = cmd || moving && f >= t.sharedFrame+s.cfg.RefreshFrames || t.walked.Off(&s.scratch, posTol, yawTol)
+	if !t.shared {
+		return
+	}
+	t.walked.Correction(&s.scratch, &t.upd, cmd)
+	if err := t.walked.Apply(&t.upd); err != nil {
+		// A non-finite state: the simulation never makes one; keep the clients'
+		// copy as it is rather than send it.
+		s.log.Error("correct locomotion", "entity", t.id, "err", err)
+		t.shared = false
+		return
+	}
+	t.sentCmd, t.sharedFrame = e.CommandFrame(), f
+	t.prox = s.locoPayload(&t.upd, archive.Proximity)
+	t.shared = t.prox != nil
 }
 
 // replicateTo builds and queues one session's packet.
@@ -181,8 +263,13 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		// Between full recomputations adds may wait, but removes may not: a held
 		// entity that moved (or that the avatar walked away from) beyond the remove
 		// radius leaves the view this frame, so no client ever holds one outside it.
+		// Positions come from the region's candidates (ascending ids, like visible):
+		// each search starts where the last one ended.
+		lo := 0
 		for _, id := range c.visible {
-			if e := s.game.Entity(sim.EntityID(id)); id != self && e != nil && !s.cfg.AOI.Sees(center, e.Pos(), true) {
+			i, ok := searchCands(cands, lo, id)
+			lo = i
+			if ok && id != self && !s.cfg.AOI.Sees(center, cands[i].Pos, true) {
 				c.rem = append(c.rem, id)
 			}
 		}
@@ -206,6 +293,9 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		}
 		if i, ok := slices.BinarySearch(c.visible, id); ok {
 			c.visible = slices.Delete(c.visible, i, i+1)
+			if t := s.last[sim.EntityID(id)]; t != nil {
+				t.holders--
+			}
 		}
 	}
 	// Changes of entities held before this frame (appended after the adds).
@@ -223,16 +313,14 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 			continue
 		}
 		if t.id == c.avatar {
-			changes = append(changes, s.locoPayload(&t.own, archive.Proximity|archive.Owner))
+			if t.ownChanged {
+				changes = append(changes, s.locoPayload(&t.own, archive.Proximity|archive.Owner))
+			}
 			continue
 		}
-		if !t.shared {
-			continue
+		if t.shared {
+			changes = append(changes, t.prox)
 		}
-		if t.prox == nil {
-			t.prox = s.locoPayload(&t.upd, archive.Proximity)
-		}
-		changes = append(changes, t.prox)
 	}
 	// Adds.
 	for _, id := range c.add {
@@ -241,10 +329,12 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 			continue
 		}
 		own := id == self
+		t := s.last[e.ID()]
+		s.startWalk(t, e, f)
 		payload := creates[e.ID()]
 		if own || payload == nil {
 			var err error
-			payload, err = packCreate(e, own)
+			payload, err = packCreate(e, t, own)
 			if err != nil {
 				s.log.Error("pack entity", "entity", id, "err", err)
 				continue
@@ -259,6 +349,9 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		}
 		i, _ := slices.BinarySearch(c.visible, id)
 		c.visible = slices.Insert(c.visible, i, id)
+		if t != nil {
+			t.holders++
+		}
 	}
 	for _, p := range changes {
 		if pk.AppendRaw(idLoco, p) != nil {
@@ -301,14 +394,20 @@ func (s *Server) locoPayload(st *locomotion.State, pol archive.Policy) []byte {
 }
 
 // packCreate returns the NetMessageEntityCreate payload of e: its replication
-// archive, with the Owner policy for a client's own avatar.
-func packCreate(e *sim.Entity, own bool) ([]byte, error) {
+// archive, with the Owner policy for a client's own avatar. For other clients a
+// walking entity's state is its walked copy in t (what every client holding it
+// has), not its own.
+func packCreate(e *sim.Entity, t *tracked, own bool) ([]byte, error) {
 	pol := e.Policy()
 	if own {
 		pol |= archive.Owner
 	}
 	a := archive.NewPacker(archive.Replication, pol)
-	a.TransferObject(e)
+	if own || t == nil || pol != archive.Proximity {
+		a.TransferObject(e)
+	} else {
+		t.walked.PackCreate(a, e)
+	}
 	if err := a.Err(); err != nil {
 		return nil, err
 	}
@@ -367,6 +466,21 @@ func diffSorted(prev, cur, created, destroyed []uint64) ([]uint64, []uint64) {
 		}
 	}
 	return created, destroyed
+}
+
+// searchCands returns the index of id in cands[lo:] (ascending ids) and whether it
+// is there; otherwise the index where it would be.
+func searchCands(cands []replica.Candidate, lo int, id uint64) (int, bool) {
+	hi := len(cands)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if cands[m].ID < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(cands) && cands[lo].ID == id
 }
 
 // intersectSorted appends to dst the ids in both a and b (ascending).

@@ -53,14 +53,16 @@ type Config struct {
 	SaveEvery      time.Duration // periodic save of every avatar (5 min)
 	WriteTimeout   time.Duration // one websocket write (5 s)
 	LoginTimeout   time.Duration // from connect to login (10 s)
-	// SparseUpdates sends other entities' locomotion (Proximity policy) only when
-	// their command changed (new path, goal, stop or speed), when they start or
-	// stop, and at most RefreshFrames frames after the last one while they move, instead of every frame
-	// their position changes. The client must then walk remote entities along
-	// their replicated paths (replica does not yet: it holds the last state).
+	// Clients walk other entities along their replicated paths (replica.Remote),
+	// so by default their locomotion (Proximity policy) is sent only when the
+	// command changes (new path, goal, stop or speed), when they start, stop or
+	// are blocked, when the clients' walked copy strays beyond replica.WalkTolerance or
+	// replica.YawTolerance from the entity (a collision, a slide), and every
+	// RefreshFrames while they move. EveryFrameUpdates sends them instead every
+	// frame the walked copy is not exactly the entity as the wire carries it.
 	// A client's own avatar is always sent on every change.
-	SparseUpdates bool
-	RefreshFrames uint64 // (20)
+	EveryFrameUpdates bool
+	RefreshFrames     uint64 // (40)
 	// Clock is the frame loop's time source (wall clock: monotonic time since New).
 	Clock  frameclock.Clock
 	Logger *slog.Logger // (discard)
@@ -97,7 +99,7 @@ func (c *Config) defaults() error {
 	setDefault(&c.InboxSize, 64)
 	setDefault(&c.OutboxSize, 32)
 	setDefault(&c.MaxInputLead, 40)
-	setDefault(&c.RefreshFrames, 20)
+	setDefault(&c.RefreshFrames, 40)
 	setDefault(&c.SaveEvery, 5*time.Minute)
 	setDefault(&c.WriteTimeout, 5*time.Second)
 	setDefault(&c.LoginTimeout, 10*time.Second)

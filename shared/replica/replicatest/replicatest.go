@@ -60,7 +60,8 @@ type Client struct {
 	Avatar  sim.EntityID
 	Role    pb.Role
 	visible []uint64           // ascending
-	sent    []locomotion.State // beside visible: the last state sent
+	sent    []locomotion.State // beside visible: the last state sent (the own avatar)
+	walked  []replica.Remote   // beside visible: what the client holds of the others
 	inputs  []queued
 	ack     uint32
 	out     []proto.Message // responses (pongs) to send with the next frame
@@ -236,6 +237,7 @@ func (s *Server) Frame(c *Client) ([]proto.Message, error) {
 		i, _ := slices.BinarySearch(c.visible, id)
 		c.visible = slices.Delete(c.visible, i, i+1)
 		c.sent = slices.Delete(c.sent, i, i+1)
+		c.walked = slices.Delete(c.walked, i, i+1)
 	}
 	// Changes of entities already visible, before adding the new ones.
 	var changes []proto.Message
@@ -243,16 +245,32 @@ func (s *Server) Frame(c *Client) ([]proto.Message, error) {
 		e := s.Game.Entity(sim.EntityID(id))
 		var cur locomotion.State
 		e.LocomotionState(&cur, f)
-		d := locomotion.Diff(&c.sent[i], &cur)
-		if d.Fields&^(locomotion.Relative|locomotion.Moving) == 0 && d.Fields&locomotion.Moving == c.sent[i].Fields&locomotion.Moving {
-			continue
+		var d locomotion.State
+		if id == uint64(c.Avatar) {
+			// The own avatar: every change, relative to the last state sent.
+			d = locomotion.Diff(&c.sent[i], &cur)
+			if d.Fields&^(locomotion.Relative|locomotion.Moving) == 0 && d.Fields&locomotion.Moving == c.sent[i].Fields&locomotion.Moving {
+				continue
+			}
+			c.sent[i] = cur
+		} else {
+			// Others: the client walks them; correct its copy whenever it is not
+			// exactly what the wire can say of the entity.
+			m := &c.walked[i]
+			m.AdvanceTo(f)
+			if !m.Off(&cur, 0, 0) {
+				continue
+			}
+			m.Correction(&cur, &d, false)
+			if err := m.Apply(&d); err != nil {
+				return nil, err
+			}
 		}
 		b, err := packLocomotion(&d)
 		if err != nil {
 			return nil, err
 		}
 		changes = append(changes, &pb.NetMessageLocomotionStateUpdate{ArchiveData: b})
-		c.sent[i] = cur
 	}
 	for _, id := range add {
 		e := s.Game.Entity(sim.EntityID(id))
@@ -266,6 +284,14 @@ func (s *Server) Frame(c *Client) ([]proto.Message, error) {
 		var st locomotion.State
 		e.LocomotionState(&st, f)
 		c.sent = slices.Insert(c.sent, i, st)
+		// The client holds the create's state: the entity's, truncated by the wire.
+		var held locomotion.State
+		if err := unpackCreated(b, &held); err != nil {
+			return nil, err
+		}
+		var m replica.Remote
+		m.Reset(&held, f)
+		c.walked = slices.Insert(c.walked, i, m)
 	}
 	msgs = append(msgs, changes...)
 	for i := range s.Game.PowerResults() {
@@ -306,3 +332,18 @@ func packLocomotion(st *locomotion.State) ([]byte, error) {
 
 // PackLocomotion builds a LocomotionStateUpdate archive of st.
 func PackLocomotion(st *locomotion.State) ([]byte, error) { return packLocomotion(st) }
+
+// unpackCreated decodes the locomotion state inside an EntityCreate archive.
+func unpackCreated(b []byte, st *locomotion.State) error {
+	u, err := archive.NewUnpacker(archive.Replication, b)
+	if err != nil {
+		return err
+	}
+	var e sim.Entity
+	u.TransferObject(&e)
+	if err := u.Done(); err != nil {
+		return err
+	}
+	e.LocomotionState(st, e.ChangedFrame())
+	return nil
+}
