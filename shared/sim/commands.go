@@ -149,13 +149,14 @@ func (g *Game) MoveAlongPath(id EntityID, p mgl32.Vec2) (navi.PathStatus, error)
 	return st, nil
 }
 
-// findPath stores a path from e to p in e's locomotor.
+// findPath stores a path from e to p in e's locomotor. It plans for the entity's radius
+// plus PathClearance, so that the path's corners and legs stay clear of the walls.
 func (g *Game) findPath(e *Entity, p mgl32.Vec2) navi.PathStatus {
 	r := g.regionOf(e)
 	if r == nil {
 		return navi.PathNoPath
 	}
-	st := r.query.FindPath(e.pos, p, e.radius, &r.path)
+	st := r.query.FindPath(e.pos, p, e.radius+PathClearance, &r.path)
 	if st == navi.PathNoPath || len(r.path.Points) == 0 {
 		return navi.PathNoPath
 	}

@@ -12,8 +12,14 @@ const followRepath = 10
 // reachEpsilon: a move that ends this close to its planned end reached it.
 const reachEpsilon float32 = 1e-3
 
+// cornerTolerance: a mover this close to a corner has reached it. It is several times
+// Skin, the gap a sweep leaves before what it hits: path corners and segments run at
+// exactly the agent's radius from walls, so a grazing sweep stops a mover a Skin short.
+const cornerTolerance float32 = 5 * Skin
+
 // locomote computes every moving entity's desired motion for this frame: speed × 50 ms
-// along its path, through as many corners as the distance reaches.
+// along its path, through as many corners as the distance reaches, but not beyond a
+// sharp turn.
 func (g *Game) locomote() {
 	g.maxMotion = 0
 	for _, e := range g.ents {
@@ -37,6 +43,9 @@ func (g *Game) locomote() {
 				p = c
 				step -= l
 				next++
+				if sharpTurn(path, next) {
+					break
+				}
 				continue
 			}
 			p = axpy2(p, d, step/l)
@@ -48,6 +57,25 @@ func (g *Game) locomote() {
 			g.maxMotion = m
 		}
 	}
+}
+
+// sharpTurnCos2 is the squared cosine of the turn (45°) beyond which a frame's motion
+// stops at the corner.
+const sharpTurnCos2 float32 = 0.5
+
+// sharpTurn reports whether the path turns by more than 45° at corner next-1. A frame's
+// motion is one straight sweep from where the entity stands to where its step ends on
+// the path; through a sharp turn that chord cuts the corner into the wall the path turns
+// around (through a U-turn it hardly moves at all), so the motion stops at such a corner
+// and the next frame turns it.
+func sharpTurn(path []mgl32.Vec2, next int32) bool {
+	i := int(next) - 1
+	if i < 1 || i+1 >= len(path) {
+		return false
+	}
+	in, out := sub2(path[i], path[i-1]), sub2(path[i+1], path[i])
+	d := dot2(in, out)
+	return d < 0 || float32(d*d) < float32(float32(sharpTurnCos2*lenSq2(in))*lenSq2(out))
 }
 
 // follow updates a follower's path; it reports whether the follower should move.
@@ -89,8 +117,8 @@ func (g *Game) commitMoves() {
 		}
 		want := add2(e.from, e.motion)
 		moved := sub2(e.pos, e.from)
+		e.loco.next = passedCorners(e.loco.path, e.loco.next, e.planNext, e.pos)
 		if dist2(e.pos, want) <= reachEpsilon {
-			e.loco.next = e.planNext
 			e.stuck = 0
 		} else if lenSq2(moved) < float32(0.0625*lenSq2(e.motion)) {
 			e.stuck++
@@ -113,6 +141,24 @@ func (g *Game) commitMoves() {
 			g.arrive(e)
 		}
 	}
+}
+
+// passedCorners returns the index of the corner to walk to next, after a move planned to
+// reach corner planNext from corner next ended at pos. A corner the plan went through
+// counts as passed when pos is within cornerTolerance of it or beyond the line through it
+// across the segment that leads to it. Physics deflects moves that cut a corner (the
+// planned motion is the chord of the path, which comes nearer the wall vertex than the
+// radius), so the mover is seldom exactly where the plan said; demanding that made it
+// walk back to a corner it had passed, frame after frame, and never arrive.
+func passedCorners(path []mgl32.Vec2, next, planNext int32, pos mgl32.Vec2) int32 {
+	for next < planNext && next >= 1 && int(next) < len(path) {
+		c := path[next]
+		if dist2(pos, c) > cornerTolerance && dot2(sub2(pos, c), sub2(c, path[next-1])) < 0 {
+			break
+		}
+		next++
+	}
+	return next
 }
 
 // arrive ends a move; a wandering NPC rests, then picks its next goal.
