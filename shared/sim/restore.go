@@ -68,9 +68,13 @@ func (g *Game) restoreMove(e *Entity, saved *locomotor) {
 		return
 	}
 	e.loco.path = append(e.loco.path[:0], saved.path...)
-	// The move goes on from where the entity is now: the leg to the next corner starts
+	e.loco.arcs = append(e.loco.arcs[:0], saved.arcs...)
+	// The move goes on from where the entity is now: the leg to the next node starts
 	// here.
 	e.loco.path[saved.next-1] = e.pos
+	if len(e.loco.arcs) > 0 {
+		e.loco.arcs[saved.next-1] = arc{}
+	}
 	e.loco.next = saved.next
 	g.setCommand(e, saved.mode)
 }
