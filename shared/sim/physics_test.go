@@ -2,6 +2,7 @@ package sim
 
 import (
 	"io/fs"
+	"math"
 	"slices"
 	"testing"
 	"testing/fstest"
@@ -359,3 +360,49 @@ func TestWallsMatchMesh(t *testing.T) {
 }
 
 func abs32(x float32) float32 { return max(x, -x) }
+
+// TestCellSpawnableArea: the spawnable area is kept per cell; the cells add up to the
+// region's, and switching a blackout zone off changes only its cell, by at least the
+// zone's disc (the mesh flags whole triangles, so often more).
+func TestCellSpawnableArea(t *testing.T) {
+	t.Parallel()
+	g := quiet(t)
+	r := g.Region(0)
+	cellArea := func() []float32 {
+		var out []float32
+		for _, c := range g.World().Cells {
+			sa, ok := r.CellSpawnableArea(c.ID)
+			if !ok {
+				t.Fatalf("no cell %d", c.ID)
+			}
+			out = append(out, sa)
+		}
+		return out
+	}
+	before := cellArea()
+	var sum float64
+	for _, sa := range before {
+		sum += float64(sa)
+	}
+	whole := float64(r.Mesh().SpawnableArea(navi.AABB{Min: mgl32.Vec2{0, 0}, Max: mgl32.Vec2{192, 192}}))
+	if math.Abs(sum-whole) > 1e-4*whole {
+		t.Fatalf("cells add up to %.2f m², the region has %.2f", sum, whole)
+	}
+	if _, ok := r.CellSpawnableArea(99); ok {
+		t.Error("cell 99 reported")
+	}
+	// Marker 5: a zone of radius 6 around (100, 160), in cell 7 ([64, 128] × [128, 192]).
+	if !r.setZone(5, false) {
+		t.Fatal("no zone 5")
+	}
+	after := cellArea()
+	for i, c := range g.World().Cells {
+		d := float64(after[i] - before[i])
+		switch {
+		case c.ID == 7 && (d < 0.99*math.Pi*36 || d > 64*64):
+			t.Errorf("cell 7 gained %.2f m² when zone 5 went off, want at least %.2f", d, math.Pi*36)
+		case c.ID != 7 && d != 0:
+			t.Errorf("cell %d changed by %.2f m²", c.ID, d)
+		}
+	}
+}

@@ -24,6 +24,25 @@ type Region struct {
 	zones  []zone
 	spawns []mgl32.Vec2 // spawn markers
 	perm   []int32      // spawn-grid shuffle scratch
+	cells  []cell
+	// spawnDirty says the cells' spawnable areas are stale (a blackout zone changed).
+	spawnDirty bool
+}
+
+// cell is a world cell of the region with its spawnable area (walkable, not blacked
+// out), and the spawnable area of each of its parts in an area.
+type cell struct {
+	id        int32
+	box       navi.AABB
+	spawnable float32
+	parts     []cellPart
+}
+
+// cellPart is where a cell and an area overlap.
+type cellPart struct {
+	area      int32
+	box       navi.AABB
+	spawnable float32
 }
 
 type area struct {
@@ -100,6 +119,21 @@ func newRegion(w *world.World, wr *world.Region) (*Region, error) {
 			r.spawns = append(r.spawns, mk.Pos)
 		}
 	}
+	for _, wc := range w.Cells {
+		if wc.Region != wr.ID {
+			continue
+		}
+		c := cell{id: wc.ID, box: navi.AABB{Min: wc.Min, Max: add2(wc.Min, wc.Size)}}
+		for _, a := range r.areas {
+			lo := mgl32.Vec2{max(c.box.Min[0], a.min[0]), max(c.box.Min[1], a.min[1])}
+			hi := mgl32.Vec2{min(c.box.Max[0], a.max[0]), min(c.box.Max[1], a.max[1])}
+			if lo[0] < hi[0] && lo[1] < hi[1] {
+				c.parts = append(c.parts, cellPart{area: a.id, box: navi.AABB{Min: lo, Max: hi}})
+			}
+		}
+		r.cells = append(r.cells, c)
+	}
+	r.spawnDirty = true
 	if len(ids) != len(r.zones) {
 		return nil, fmt.Errorf("%w: %d blackout zones in the mesh, %d markers", ErrWorld, len(ids), len(r.zones))
 	}
@@ -127,6 +161,49 @@ func (r *Region) areaOf(p mgl32.Vec2) *area {
 	return nil
 }
 
+// updateSpawnable recomputes the spawnable area of every cell and cell part when a
+// blackout zone changed since the last time.
+func (r *Region) updateSpawnable() {
+	if !r.spawnDirty {
+		return
+	}
+	for i := range r.cells {
+		c := &r.cells[i]
+		c.spawnable = r.mesh.SpawnableArea(c.box)
+		for k := range c.parts {
+			c.parts[k].spawnable = r.mesh.SpawnableArea(c.parts[k].box)
+		}
+	}
+	r.spawnDirty = false
+}
+
+// CellSpawnableArea returns the spawnable area (walkable, not blacked out, in square
+// metres) of the region's cell with id, and whether the region has that cell.
+func (r *Region) CellSpawnableArea(id int32) (float32, bool) {
+	r.updateSpawnable()
+	for i := range r.cells {
+		if r.cells[i].id == id {
+			return r.cells[i].spawnable, true
+		}
+	}
+	return 0, false
+}
+
+// areaSpawnable returns the spawnable area of an area: the sum over the cells of their
+// parts in it, in cell order.
+func (r *Region) areaSpawnable(areaID int32) float32 {
+	r.updateSpawnable()
+	var sum float32
+	for i := range r.cells {
+		for _, p := range r.cells[i].parts {
+			if p.area == areaID {
+				sum += p.spawnable
+			}
+		}
+	}
+	return sum
+}
+
 // SpawnPoints returns the region's spawn markers (where players appear).
 func (r *Region) SpawnPoints() []mgl32.Vec2 { return r.spawns }
 
@@ -146,6 +223,7 @@ func (r *Region) setZone(marker int32, on bool) bool {
 				z.id = navi.BlackOutZoneID{}
 			}
 			z.on = on
+			r.spawnDirty = true
 		}
 		return true
 	}
