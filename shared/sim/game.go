@@ -207,6 +207,7 @@ func (g *Game) fromProto(pr *world.Prototype, region int32, pos mgl32.Vec2, yaw 
 	}
 	if e.speed > 0 && pr.Flags&world.FlagStatic == 0 {
 		e.loco.path = make([]mgl32.Vec2, 0, 8) // most paths fit: no growth while walking
+		e.loco.arcs = make([]arc, 0, 8)
 	}
 	e.footprint = pr.Flags&world.FlagStatic != 0 && pr.Collision == world.Blocking && pr.Footprint >= 0
 	return e
