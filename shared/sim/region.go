@@ -422,25 +422,15 @@ func (eg *entGrid) resize(size float32) {
 }
 
 // build fills the grid with the region's live, colliding entities (not footprint props:
-// the navmesh is their collision).
+// the navmesh is their collision). The cell size follows the number of entities of the
+// last build (the results of queries do not depend on it), so that one pass over the
+// entities files and counts them.
 func (eg *entGrid) build(ents []*Entity, region int32) {
-	n := 0
-	for _, e := range ents {
-		if e.region != region {
-			continue // another region's grid files it
-		}
-		if e.dead || e.collision == CollideNone || e.footprint {
-			e.grid, e.slot = -1, -1
-			continue
-		}
-		e.grid = 0
-		n++
-	}
 	size := eg.fine
 	for size < gridMaxSize {
 		c := cells{}
 		c.init(eg.bounds, size)
-		if int(c.nx)*int(c.ny) <= gridCellsPerEntity*max(n, 1) {
+		if int(c.nx)*int(c.ny) <= gridCellsPerEntity*max(len(eg.items), 1) {
 			break
 		}
 		size *= 2
@@ -450,10 +440,16 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 	}
 	clear(eg.start)
 	eg.maxR, eg.maxB = 0, 0
+	n := 0
 	for _, e := range ents {
-		if e.region != region || e.grid < 0 {
+		if e.region != region {
+			continue // another region's grid files it
+		}
+		if e.dead || e.collision == CollideNone || e.footprint {
+			e.grid, e.slot = -1, -1
 			continue
 		}
+		n++
 		e.grid = eg.cellOf(e.pos)
 		eg.start[e.grid+2]++
 		eg.maxR = max(eg.maxR, e.radius)
