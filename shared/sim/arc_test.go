@@ -201,3 +201,29 @@ func TestAdvanceAlongArcs(t *testing.T) {
 		})
 	}
 }
+
+// TestWallsClear: the wall-distance test that arcs are checked with finds every edge
+// closer than the radius, and open ground is clear.
+func TestWallsClear(t *testing.T) {
+	t.Parallel()
+	r := quiet(t).Region(0)
+	w := &r.walls
+	for _, s := range w.segs {
+		mid := scale2(add2(s.A, s.B), 0.5)
+		d, l := unit2(sub2(s.B, s.A))
+		if l == 0 {
+			continue
+		}
+		n := mgl32.Vec2{-d[1], d[0]}
+		for _, side := range []float32{1, -1} {
+			if p := axpy2(mid, n, side*0.3); w.clear(p, 0.5) {
+				t.Fatalf("%v, 0.3 m from edge %v, is clear for 0.5", p, s)
+			}
+		}
+	}
+	for _, p := range []mgl32.Vec2{{64, 64}, {128, 64}, {100, 34}} {
+		if !r.Mesh().Contains(p, 1, walkFlags) || !w.clear(p, 0.9) {
+			t.Errorf("%v: open ground not clear", p)
+		}
+	}
+}

@@ -164,7 +164,7 @@ func (g *Game) findPath(e *Entity, p mgl32.Vec2) navi.PathStatus {
 	}
 	e.loco.path = append(e.loco.path[:0], e.pos)
 	e.loco.path = append(e.loco.path, r.path.Points[1:]...)
-	fits := func(p mgl32.Vec2) bool { return r.mesh.Contains(p, e.radius+Skin, walkFlags) }
+	fits := func(p mgl32.Vec2) bool { return r.walls.clear(p, e.radius+Skin) }
 	e.loco.arcs = filletCorners(e.loco.path, e.loco.arcs, e.radius+PathClearance, fits)
 	e.loco.next = 1
 	return st

@@ -382,6 +382,33 @@ func (w *wallGrid) sweep(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
 	return best, found
 }
 
+// clear reports whether no blocking edge comes within r of p. Near a path's corners,
+// which are on walkable ground, this says the disc is walkable without locating p in
+// the mesh.
+func (w *wallGrid) clear(p mgl32.Vec2, r float32) bool {
+	lo, hi := sub2(p, vec(r)), add2(p, vec(r))
+	x0, y0, x1, y1 := w.span(lo, hi)
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			ci := y*w.nx + x
+			for k := w.start[ci]; k < w.start[ci+1]; k++ {
+				s := &w.items[k]
+				if s.hi[0] < lo[0] || s.lo[0] > hi[0] || s.hi[1] < lo[1] || s.lo[1] > hi[1] {
+					continue
+				}
+				if d := dot2(s.n, p) - s.off; d > r+wallSlack || d < -(r+wallSlack) {
+					continue
+				}
+				q, _ := geom.ClosestPointOnSegment(p, s.seg)
+				if lenSq2(sub2(q, p)) < float32(r*r) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
 // entGrid buckets a region's colliding entities by cell, rebuilt by counting sort.
 // The cell size adapts to the number of entities (the finest size at least, doubled
 // while there would be more than gridCellsPerEntity cells per entity), so that a
