@@ -80,8 +80,13 @@ func (l *locomotor) walk(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
 			}
 			continue
 		}
-		outward := arcOutward(full, a.r)
-		if dist2(p, c) > float32(a.r*outward)+arcSlack {
+		// arcOutward is at most 1/cos(1) < 2: a mover farther than 2 radii is on the leg
+		// without computing it.
+		outward, d := float32(2), dist2(p, c)
+		if d <= float32(2*a.r)+arcSlack {
+			outward = arcOutward(full, a.r)
+		}
+		if d > float32(a.r*outward)+arcSlack {
 			// On the leg that arrives at the arc: to its tangent point.
 			_, in, _, ok := tangent(p, 0, c, a.rho())
 			if !ok {
