@@ -88,11 +88,8 @@ var errNonFinite = errors.New("non-finite position, yaw or speed")
 // load puts a state into its walker.
 func load(st *locomotion.State, w *sim.Walker) {
 	w.Pos = mgl32.Vec2{st.Position[0], st.Position[1]}
-	w.Yaw, w.Speed, w.Next = st.Yaw, st.Speed, int(st.Goal)
-	w.Path = w.Path[:0]
-	for _, n := range st.Path {
-		w.Path = append(w.Path, mgl32.Vec2{n.Point[0], n.Point[1]})
-	}
+	w.Yaw, w.Speed = st.Yaw, st.Speed
+	w.SetPath(st.Path, int(st.Goal))
 }
 
 // walkTo advances st (and its walker) to frame f.

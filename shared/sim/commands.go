@@ -121,6 +121,7 @@ func (g *Game) MoveTo(id EntityID, p mgl32.Vec2) error {
 		return err
 	}
 	e.loco.path = append(e.loco.path[:0], e.pos, p)
+	e.loco.arcs = e.loco.arcs[:0]
 	e.loco.next = 1
 	e.loco.target = 0
 	g.setCommand(e, Direct)
@@ -149,18 +150,22 @@ func (g *Game) MoveAlongPath(id EntityID, p mgl32.Vec2) (navi.PathStatus, error)
 	return st, nil
 }
 
-// findPath stores a path from e to p in e's locomotor.
+// findPath stores a path from e to p in e's locomotor. It plans for the entity's radius
+// plus PathClearance, so that the path's corners and legs stay clear of the walls, and
+// turns the corners where an arc fits into turn nodes round the obstacle vertices.
 func (g *Game) findPath(e *Entity, p mgl32.Vec2) navi.PathStatus {
 	r := g.regionOf(e)
 	if r == nil {
 		return navi.PathNoPath
 	}
-	st := r.query.FindPath(e.pos, p, e.radius, &r.path)
+	st := r.query.FindPath(e.pos, p, e.radius+PathClearance, &r.path)
 	if st == navi.PathNoPath || len(r.path.Points) == 0 {
 		return navi.PathNoPath
 	}
 	e.loco.path = append(e.loco.path[:0], e.pos)
 	e.loco.path = append(e.loco.path, r.path.Points[1:]...)
+	fits := func(p mgl32.Vec2) bool { return r.walls.clear(p, e.radius+Skin) }
+	e.loco.arcs = filletCorners(e.loco.path, e.loco.arcs, e.radius+PathClearance, fits)
 	e.loco.next = 1
 	return st
 }
@@ -186,6 +191,7 @@ func (g *Game) Follow(id, target EntityID, rng float32) error {
 	e.loco.rng = max(rng, 0)
 	e.loco.repath = g.frame
 	e.loco.path = append(e.loco.path[:0], e.pos)
+	e.loco.arcs = e.loco.arcs[:0]
 	e.loco.next = 1
 	g.setCommand(e, Following)
 	return nil
@@ -226,6 +232,7 @@ func (g *Game) stop(e *Entity) {
 	}
 	e.loco.mode = Idle
 	e.loco.path = e.loco.path[:0]
+	e.loco.arcs = e.loco.arcs[:0]
 	e.loco.next = 0
 	e.loco.target = 0
 	e.stuck = 0

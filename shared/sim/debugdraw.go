@@ -99,12 +99,7 @@ func DebugDraw(d debugdraw.Drawer, g *Game, opt DrawOptions) {
 			d.Text(e.pos, strconv.FormatUint(uint64(e.id), 10), debugdraw.White)
 		}
 		if opt.Paths && e.loco.mode != Idle && int(e.loco.next) < len(e.loco.path) {
-			prev := e.pos
-			for _, p := range e.loco.path[e.loco.next:] {
-				d.Segment(prev, p, ColorPath)
-				prev = p
-			}
-			d.Point(prev, 4, ColorPath)
+			drawPath(d, &e.loco, e.pos)
 		}
 		if opt.Sweeps && e.hasSweep {
 			s := e.sweep
@@ -131,4 +126,33 @@ func DebugDraw(d debugdraw.Drawer, g *Game, opt DrawOptions) {
 			}
 		}
 	}
+}
+
+// drawPath draws the rest of a path from p: its straight legs, and each turn node's
+// circle centre and arc (as short segments).
+func drawPath(d debugdraw.Drawer, l *locomotor, p mgl32.Vec2) {
+	for i := l.next; int(i) < len(l.path); i++ {
+		c, a := l.path[i], l.arcAt(i)
+		if a.side == 0 {
+			d.Segment(p, c, ColorPath)
+			p = c
+			continue
+		}
+		if dist2(p, c) > a.r+arcSlack {
+			if _, in, _, ok := tangent(p, 0, c, a.rho()); ok {
+				d.Segment(p, in, ColorPath)
+				p = in
+			}
+		}
+		d.Point(c, 2, ColorPath)
+		out, ang := l.arcExit(i, p)
+		const pieces = 8
+		for k := 1; k <= pieces; k++ {
+			q := rotateAbout(c, p, float32(a.side)*ang/pieces, a.r)
+			d.Segment(p, q, ColorPath)
+			p = q
+		}
+		p = out
+	}
+	d.Point(p, 4, ColorPath)
 }

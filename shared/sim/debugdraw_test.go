@@ -6,6 +6,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/debugdraw"
 	"github.com/twinframe/twinframe/shared/debugdraw/debugdrawtest"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
 )
 
 func TestDebugDraw(t *testing.T) {
@@ -32,5 +33,37 @@ func TestDebugDraw(t *testing.T) {
 	DebugDraw(debugdraw.Nop{}, g, DrawAll)
 	if rec.Count(debugdrawtest.Circle) != 0 || g.StateHash() != hash {
 		t.Error("drawing changed the game or drew another region")
+	}
+}
+
+// TestDrawPathArcs: a path with a turn node is drawn as legs and an arc round the
+// node's centre, continuous from the entity to the goal.
+func TestDrawPathArcs(t *testing.T) {
+	t.Parallel()
+	const r = 0.5
+	l := locomotor{mode: PathMove, path: []mgl32.Vec2{{0, 0}, {9.5, 0.5}, {10, 10}},
+		arcs: []arc{{}, {locomotion.Left, r}, {}}, next: 1}
+	var rec debugdrawtest.Recorder
+	drawPath(&rec, &l, mgl32.Vec2{0, 0})
+	segs := rec.Filter(debugdrawtest.Segment, ColorPath)
+	if len(segs) < 4 {
+		t.Fatalf("%d segments", len(segs))
+	}
+	prev := mgl32.Vec2{0, 0}
+	onArc := 0
+	for i, s := range segs {
+		a, b := s.Points[0], s.Points[1]
+		if dist2(a, prev) > 1e-4 {
+			t.Fatalf("segment %d starts at %v, the last ended at %v", i, a, prev)
+		}
+		if d := dist2(b, l.path[1]); d < r-1e-4 {
+			t.Fatalf("segment %d ends %v from the turn centre", i, d)
+		} else if d < r+1e-4 {
+			onArc++
+		}
+		prev = b
+	}
+	if dist2(prev, l.path[2]) > 1e-4 || onArc < 8 {
+		t.Errorf("ends at %v with %d points on the arc", prev, onArc)
 	}
 }

@@ -6,7 +6,9 @@
 // # Design note
 //
 // A frame (Step) follows DESIGN.md §3: queued inputs; scheduled events and wander
-// decisions; locomotion (each mover's desired motion, speed × 50 ms along its path);
+// decisions; locomotion (each mover's desired motion, speed × 50 ms along its path of
+// straight legs and circle-tangent arcs round the corners' obstacle vertices, as the
+// Marvel Heroes locomotor does; see arc.go);
 // physics (PhysicsResolveEntities: sweeps against the navmesh's blocking edges with one
 // slide, then against blocking entities through a uniform grid, truncated at the first
 // contact with one slide; then overlap and hotspot changes as events); and deferred
@@ -17,7 +19,8 @@
 //
 // Determinism: time is whole frames; every random choice draws from the game's PCG
 // generator, whose state is part of the snapshot; no map is iterated; products that feed
-// sums are rounded explicitly (float32(a*b)+c) and yaw uses a polynomial atan2, so
+// sums are rounded explicitly (float32(a*b)+c) and yaw and arcs use polynomial atan2
+// and sincos, so
 // native, GOAMD64=v3 and wasm builds compute the same bits. Wander timers live in the
 // entities (a small wheel of ids indexes them), not in closures, so a snapshot (Disk
 // archive of Game.Serialize) captures everything and StateHash is the hash of that

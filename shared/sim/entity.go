@@ -92,6 +92,7 @@ type locomotor struct {
 	target EntityID     // Follow: the entity followed
 	rng    float32      // Follow: stop within this distance
 	repath uint64       // Follow: frame of the next re-path
+	arcs   []arc        // how each node of path is passed; empty: all straight
 }
 
 // ID returns the entity's id.
@@ -172,8 +173,9 @@ func (e *Entity) LocomotionState(st *locomotion.State, frame uint64) {
 	st.Goal = 0
 	if e.loco.mode != Idle {
 		n := min(len(e.loco.path), locomotion.MaxPathNodes)
-		for _, p := range e.loco.path[:n] {
-			st.Path = append(st.Path, locomotion.PathNode{Point: mgl32.Vec3{p[0], p[1], 0}})
+		for i, p := range e.loco.path[:n] {
+			a := e.loco.arcAt(int32(i))
+			st.Path = append(st.Path, locomotion.PathNode{Point: mgl32.Vec3{p[0], p[1], 0}, Side: a.side, Radius: a.r})
 		}
 		st.Goal = uint32(min(int(e.loco.next), n))
 	}
@@ -182,6 +184,36 @@ func (e *Entity) LocomotionState(st *locomotion.State, frame uint64) {
 func transferVec2(a *archive.Archive, v *mgl32.Vec2) {
 	a.TransferFloat32(&v[0])
 	a.TransferFloat32(&v[1])
+}
+
+func transferArc(a *archive.Archive, v *arc) {
+	s := int32(v.side)
+	a.TransferInt32(&s)
+	v.side = locomotion.Side(s)
+	a.TransferFloat32(&v.r)
+}
+
+// validArcs reports whether arcs describe path's nodes: none, or one per node, each
+// straight or a turn of positive finite radius; the first and last nodes are straight.
+func validArcs(path []mgl32.Vec2, arcs []arc) bool {
+	if len(arcs) == 0 {
+		return true
+	}
+	if len(arcs) != len(path) || arcs[0].side != locomotion.None || arcs[len(arcs)-1].side != locomotion.None {
+		return false
+	}
+	for _, a := range arcs {
+		switch a.side {
+		case locomotion.None:
+		case locomotion.Left, locomotion.Right:
+			if !(a.r > 0) || !finite(a.r) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func transferID(a *archive.Archive, id *EntityID) {
@@ -220,6 +252,17 @@ func (e *Entity) Serialize(a *archive.Archive) error {
 				e.loco.path = make([]mgl32.Vec2, len(st.Path))
 				for i, n := range st.Path {
 					e.loco.path[i] = mgl32.Vec2{n.Point[0], n.Point[1]}
+					if n.Side != locomotion.None && len(e.loco.arcs) == 0 {
+						e.loco.arcs = make([]arc, len(st.Path))
+					}
+				}
+				for i, n := range st.Path {
+					if len(e.loco.arcs) > 0 {
+						e.loco.arcs[i] = arc{side: n.Side, r: n.Radius}
+					}
+				}
+				if !validArcs(e.loco.path, e.loco.arcs) {
+					return ErrCorrupt
 				}
 				e.loco.next = int32(st.Goal)
 			}
@@ -248,6 +291,7 @@ func (e *Entity) Serialize(a *archive.Archive) error {
 	a.TransferUint32(&mode)
 	e.loco.mode = MoveMode(mode)
 	archive.TransferSlice(a, &e.loco.path, transferVec2)
+	archive.TransferSlice(a, &e.loco.arcs, transferArc)
 	a.TransferInt32(&e.loco.next)
 	transferID(a, &e.loco.target)
 	a.TransferFloat32(&e.loco.rng)
@@ -255,7 +299,7 @@ func (e *Entity) Serialize(a *archive.Archive) error {
 	e.power.serialize(a)
 	if !a.IsPacking() && a.Err() == nil {
 		if e.loco.mode > Following || e.collision > Overlapping ||
-			e.loco.next < 0 || int(e.loco.next) > len(e.loco.path) {
+			e.loco.next < 0 || int(e.loco.next) > len(e.loco.path) || !validArcs(e.loco.path, e.loco.arcs) {
 			return ErrCorrupt
 		}
 	}

@@ -25,6 +25,13 @@ func TestEntityRoundTrip(t *testing.T) {
 	}{
 		{"walking", sampleEntity()},
 		{"idle", &Entity{id: 1, proto: 4, pos: mgl32.Vec2{8, 55}, radius: 2.4, collision: Blocking, footprint: true, owner: -1, population: -1}},
+		{"turning", func() *Entity {
+			e := sampleEntity()
+			e.loco.path = []mgl32.Vec2{{12, -7}, {20.1, -3.3}, {25.5, 1}, {30, 1}}
+			e.loco.arcs = []arc{{}, {side: locomotion.Left, r: 0.41}, {side: locomotion.Right, r: 0.41}, {}}
+			e.loco.next = 2
+			return e
+		}()},
 		{"following", func() *Entity {
 			e := sampleEntity()
 			e.loco = locomotor{mode: Following, path: []mgl32.Vec2{{1, 2}}, next: 1, target: 7, rng: 2, repath: 30}
@@ -54,6 +61,9 @@ func TestEntityRoundTrip(t *testing.T) {
 					want.loco.path = []mgl32.Vec2{}
 					for _, p := range tc.in.loco.path {
 						want.loco.path = append(want.loco.path, mgl32.Vec2{archive.Quantize(p[0], 3), archive.Quantize(p[1], 3)})
+					}
+					for _, a := range tc.in.loco.arcs {
+						want.loco.arcs = append(want.loco.arcs, arc{side: a.side, r: archive.Quantize(a.r, locomotion.RadiusPrecision)})
 					}
 				}
 				return want

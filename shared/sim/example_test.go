@@ -29,7 +29,7 @@ func Example() {
 		status, p[0], p[1], g.Frame(), float64(g.Frame())*sim.FrameMillis/1000)
 	fmt.Println(g.CheckInvariants())
 	// Output:
-	// complete path; arrived at (100.00, 34.00) in frame 177 (8.85 s)
+	// complete path; arrived at (100.00, 34.00) in frame 173 (8.65 s)
 	// <nil>
 }
 

@@ -95,8 +95,9 @@ type Game struct {
 const wakeSlots = 256
 
 // New builds a game of every region of w: a navigation mesh per region (with the
-// world's blackout zones), the initial entities of w's state (its props), with ids
-// continuing after theirs. w must stay unchanged while the game uses it.
+// world's blackout zones), the world's hotspot rules (in table order, before any added
+// with AddRule), the initial entities of w's state (its props), with ids continuing
+// after theirs. w must stay unchanged while the game uses it.
 func New(w *world.World, opt *Options) (*Game, error) {
 	g := &Game{world: w}
 	if opt != nil {
@@ -112,6 +113,11 @@ func New(w *world.World, opt *Options) (*Game, error) {
 			return nil, fmt.Errorf("sim: region %q: %w", w.Regions[i].Name, err)
 		}
 		g.regions = append(g.regions, r)
+	}
+	for _, wr := range w.Rules {
+		if err := g.AddRule(ruleOf(wr)); err != nil {
+			return nil, fmt.Errorf("sim: hotspot-rule %d: %w", wr.ID, err)
+		}
 	}
 	for i := range w.Entities {
 		we := &w.Entities[i]
@@ -201,6 +207,7 @@ func (g *Game) fromProto(pr *world.Prototype, region int32, pos mgl32.Vec2, yaw 
 	}
 	if e.speed > 0 && pr.Flags&world.FlagStatic == 0 {
 		e.loco.path = make([]mgl32.Vec2, 0, 8) // most paths fit: no growth while walking
+		e.loco.arcs = make([]arc, 0, 8)
 	}
 	e.footprint = pr.Flags&world.FlagStatic != 0 && pr.Collision == world.Blocking && pr.Footprint >= 0
 	return e

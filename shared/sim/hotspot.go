@@ -9,7 +9,7 @@ import (
 	"github.com/twinframe/twinframe/shared/world"
 )
 
-// Trigger says when a hotspot rule fires.
+// Trigger says when a hotspot rule fires; the values match world.Trigger.
 type Trigger uint8
 
 const (
@@ -17,7 +17,7 @@ const (
 	Leave                    // an entity's centre leaves the hotspot
 )
 
-// ActionKind says what a hotspot rule does.
+// ActionKind says what a hotspot rule does; the values match world.Action.
 type ActionKind uint8
 
 const (
@@ -28,7 +28,8 @@ const (
 
 // Rule is a hotspot condition and its action: when an entity of Prototype (-1: any)
 // triggers the hotspot of marker Hotspot, do Action with Arg. Actions run in the
-// deferred part of the frame, in the order their rules fired.
+// deferred part of the frame, in the order their rules fired. The world's
+// configuration table hotspot-rule holds rules (New loads them); AddRule adds more.
 type Rule struct {
 	Hotspot   int32
 	Prototype int32
@@ -67,6 +68,18 @@ func (g *Game) AddRule(r Rule) error {
 	}
 	g.rules = append(g.rules, r)
 	return nil
+}
+
+// ruleOf returns the rule of a world hotspot-rule row.
+func ruleOf(wr world.HotspotRule) Rule {
+	r := Rule{Hotspot: wr.Hotspot, Prototype: wr.Prototype, On: Trigger(wr.On), Action: ActionKind(wr.Action), Arg: -1}
+	switch wr.Action {
+	case world.ActionSpawn:
+		r.Arg = wr.Spawn
+	case world.ActionToggleBlackout:
+		r.Arg = wr.Zone
+	}
+	return r
 }
 
 // Rules returns the hotspot rules in the order they were added.

@@ -12,8 +12,14 @@ const followRepath = 10
 // reachEpsilon: a move that ends this close to its planned end reached it.
 const reachEpsilon float32 = 1e-3
 
+// cornerTolerance: a mover this close to a corner has reached it. It is several times
+// Skin, the gap a sweep leaves before what it hits: path corners and segments run at
+// exactly the agent's radius from walls, so a grazing sweep stops a mover a Skin short.
+const cornerTolerance float32 = 5 * Skin
+
 // locomote computes every moving entity's desired motion for this frame: speed × 50 ms
-// along its path, through as many corners as the distance reaches.
+// along its path, along straight legs and round turn nodes' arcs, through as many nodes
+// as the distance reaches, but not beyond a sharp straight corner.
 func (g *Game) locomote() {
 	g.maxMotion = 0
 	for _, e := range g.ents {
@@ -25,7 +31,7 @@ func (g *Game) locomote() {
 		if e.loco.mode == Following && !g.follow(e) {
 			continue
 		}
-		p, next := plan(e.pos, e.loco.path, e.loco.next, e.speed)
+		p, next := e.loco.advance(e.pos, float32(e.speed*FrameSeconds))
 		e.planNext = next
 		e.motion = sub2(p, e.pos)
 		if m := len2(e.motion); m > g.maxMotion {
@@ -34,26 +40,136 @@ func (g *Game) locomote() {
 	}
 }
 
-// plan returns where a walker at p with speed ends this frame, walking speed × 50 ms
-// along path towards corner next and through as many corners as the distance
-// reaches, and the index of the corner it then walks to. The server's locomotor and
-// a client's Walker both move with it.
-func plan(p mgl32.Vec2, path []mgl32.Vec2, next int32, speed float32) (mgl32.Vec2, int32) {
-	step := float32(speed * FrameSeconds)
-	for step > 0 && int(next) < len(path) {
+// advance walks step metres along the path from p, which is on the way to node next,
+// and returns where it ends and the node it is then on the way to. The motion is never
+// longer than step: a frame that starts or ends outside a turn circle (see walk) is
+// shortened.
+func (l *locomotor) advance(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
+	q, next := l.walk(p, step)
+	if m := sub2(q, p); lenSq2(m) > float32(step*step) {
+		q = axpy2(p, m, step/len2(m))
+	}
+	return q, next
+}
+
+// walk follows the path step metres from p and returns where that ends and the node
+// it is then on the way to.
+func (l *locomotor) walk(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
+	next := l.next
+	path := l.path
+	// A frame that ends on an arc ends outside its circle, where the chord from one such
+	// end to the next keeps the circle's radius from the centre (the vertex): θ is the
+	// angle a whole step turns, and a mover within 1/cos(θ/2) of the radius is on the arc.
+	full := step
+	// Each pass reaches a node, reaches an arc or spends the step: bounded, but guard
+	// against a float corner case looping.
+	for guard := 3*len(path) + 3; step > 0 && int(next) < len(path) && guard > 0; guard-- {
 		c := path[next]
-		d := sub2(c, p)
-		l := len2(d)
-		if l <= step {
+		a := l.arcAt(next)
+		if a.side == 0 {
+			d := sub2(c, p)
+			dl := len2(d)
+			if dl > step {
+				return axpy2(p, d, step/dl), next
+			}
 			p = c
-			step -= l
+			step -= dl
 			next++
+			if l.sharpTurn(next - 1) {
+				break
+			}
 			continue
 		}
-		p = axpy2(p, d, step/l)
-		step = 0
+		// arcOutward is at most 1/cos(1) < 2: a mover farther than 2 radii is on the leg
+		// without computing it.
+		outward, d := float32(2), dist2(p, c)
+		if d <= float32(2*a.r)+arcSlack {
+			outward = arcOutward(full, a.r)
+		}
+		if d > float32(a.r*outward)+arcSlack {
+			// On the leg that arrives at the arc: to its tangent point.
+			_, in, _, ok := tangent(p, 0, c, a.rho())
+			if !ok {
+				in = c
+			}
+			d := sub2(in, p)
+			dl := len2(d)
+			if dl > step {
+				return axpy2(p, d, step/dl), next
+			}
+			p = in
+			step -= dl
+			if !ok {
+				next++ // a degenerate turn: passed as a point
+			}
+			continue
+		}
+		// On the arc: round it to the tangent that leaves it.
+		out, ang := l.arcExit(next, p)
+		al := float32(ang * a.r)
+		if al > step {
+			return rotateAbout(c, p, float32(a.side)*step/a.r, float32(a.r*outward)), next
+		}
+		step -= al
+		p = out
+		next++
 	}
 	return p, next
+}
+
+func (l *locomotor) arcAt(i int32) arc {
+	if int(i) < len(l.arcs) {
+		return l.arcs[i]
+	}
+	return arc{}
+}
+
+// arcExit returns where a mover at p on turn node i's arc leaves it and the angle still
+// to turn; a mover just past the exit (or on a node whose exit does not exist) leaves
+// where it is.
+func (l *locomotor) arcExit(i int32, p mgl32.Vec2) (mgl32.Vec2, float32) {
+	a := l.arcAt(i)
+	if int(i)+1 >= len(l.path) {
+		return p, 0
+	}
+	out, _, _, ok := tangent(l.path[i], a.rho(), l.path[i+1], l.arcAt(i+1).rho())
+	if !ok {
+		return p, 0
+	}
+	ang := arcAngle(l.path[i], p, out, a.side)
+	if ang > pastExit {
+		return p, 0
+	}
+	return out, ang
+}
+
+// legInto returns the direction of the leg that arrives at node i (i ≥ 1).
+func (l *locomotor) legInto(i int32) mgl32.Vec2 {
+	d := sub2(l.path[i], l.path[i-1])
+	if a, b := l.arcAt(i-1), l.arcAt(i); a.side != 0 || b.side != 0 {
+		if _, _, u, ok := tangent(l.path[i-1], a.rho(), l.path[i], b.rho()); ok {
+			return u
+		}
+	}
+	return d
+}
+
+// sharpTurnCos2 is the squared cosine of the turn (45°) beyond which a frame's motion
+// stops at a straight corner.
+const sharpTurnCos2 float32 = 0.5
+
+// sharpTurn reports whether the path turns by more than 45° at straight node i. A
+// frame's motion is one straight sweep from where the entity stands to where its step
+// ends on the path; through a sharp turn that chord cuts the corner into the wall the
+// path turns around (through a U-turn it hardly moves at all), so the motion stops at
+// such a corner and the next frame turns it.
+func (l *locomotor) sharpTurn(i int32) bool {
+	if i < 1 || int(i)+1 >= len(l.path) {
+		return false
+	}
+	in, out := l.legInto(i), l.legInto(i+1)
+	d := dot2(in, out)
+	return d < 0 || float32(d*d) < float32(float32(sharpTurnCos2*lenSq2(in))*lenSq2(out))
 }
 
 // follow updates a follower's path; it reports whether the follower should move.
@@ -95,8 +211,8 @@ func (g *Game) commitMoves() {
 		}
 		want := add2(e.from, e.motion)
 		moved := sub2(e.pos, e.from)
+		e.loco.next = e.loco.passedCorners(e.planNext, e.pos)
 		if dist2(e.pos, want) <= reachEpsilon {
-			e.loco.next = e.planNext
 			e.stuck = 0
 		} else if lenSq2(moved) < float32(0.0625*lenSq2(e.motion)) {
 			e.stuck++
@@ -119,6 +235,32 @@ func (g *Game) commitMoves() {
 			g.arrive(e)
 		}
 	}
+}
+
+// passedCorners returns the index of the node to walk to next, after a move planned to
+// reach node planNext from node next ended at pos. A node the plan went through counts
+// as passed when pos is within cornerTolerance of where the path leaves it (a straight
+// node's point, a turn node's exit tangent point) or beyond the line through that point
+// across the path. Physics deflects moves that cut a corner (the planned motion is a
+// chord of the path, which comes nearer the wall than the path), so the mover is
+// seldom exactly where the plan said; demanding that made it walk back to a corner it
+// had passed, frame after frame, and never arrive.
+func (l *locomotor) passedCorners(planNext int32, pos mgl32.Vec2) int32 {
+	next := l.next
+	for next < planNext && next >= 1 && int(next) < len(l.path) {
+		c, dir := l.path[next], l.legInto(next)
+		if a := l.arcAt(next); a.side != 0 && int(next)+1 < len(l.path) {
+			out, _, u, ok := tangent(c, a.rho(), l.path[next+1], l.arcAt(next+1).rho())
+			if ok {
+				c, dir = out, u
+			}
+		}
+		if dist2(pos, c) > cornerTolerance && dot2(sub2(pos, c), dir) < 0 {
+			break
+		}
+		next++
+	}
+	return next
 }
 
 // arrive ends a move; a wandering NPC rests, then picks its next goal.
@@ -158,6 +300,7 @@ func (g *Game) wander(e *Entity) {
 	st := g.findPath(e, goal)
 	if st == navi.PathNoPath || len(e.loco.path) < 2 || dist2(e.pos, e.loco.path[len(e.loco.path)-1]) < 0.5 {
 		e.loco.path = e.loco.path[:0]
+		e.loco.arcs = e.loco.arcs[:0]
 		g.setWake(e, g.frame+FrameRate/2+uint64(g.rng.IntN(FrameRate)))
 		return
 	}

@@ -12,6 +12,11 @@ const (
 	// Skin is the gap a sweep leaves between a stopped mover and what it hit, so that the
 	// next frame starts clear of it despite float32 rounding.
 	Skin float32 = 2e-3
+	// PathClearance is added to an entity's radius when it plans a path. Paths keep
+	// their radius from walls; planned for the bare radius, they graze the walls they
+	// run along and squeeze through gaps exactly as wide as the entity, where a sweep
+	// (which stops a Skin short) cannot follow them.
+	PathClearance float32 = 5 * Skin
 	// OverlapTolerance is how far two blocking entities may interpenetrate before
 	// CheckInvariants reports it.
 	OverlapTolerance float32 = 0.01

@@ -1,7 +1,11 @@
 package sim
 
 import (
+	"io/fs"
+	"math"
+	"slices"
 	"testing"
+	"testing/fstest"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/navi"
@@ -140,14 +144,72 @@ func TestFastMoverDoesNotTunnel(t *testing.T) {
 	}
 }
 
+// hotspotRules are the rules of TestHotspotRules as a configuration file.
+const hotspotRules = `config hotspot-rule
+id hotspot prototype on    action          spawn zone
+ 0 15      avatar    enter toggle-blackout -1    5
+ 1 15      -1        leave spawn           dummy -1
+ 2 14      -1        enter despawn         -1    -1
+/config
+`
+
+// TestHotspotRules: hotspot 15 (park, (100, 146), r 4) toggles blackout marker 5
+// (around spawn (100, 160)) when the avatar enters and spawns a dummy when anyone
+// leaves; hotspot 14 despawns whoever enters. The rules come from the Go API or from
+// the world's hotspot-rule table.
 func TestHotspotRules(t *testing.T) {
-	g := quiet(t)
+	t.Parallel()
+	tests := []struct {
+		name string
+		game func(t *testing.T) *Game
+	}{
+		{"AddRule", func(t *testing.T) *Game {
+			g := quiet(t)
+			must(t, g.AddRule(Rule{Hotspot: 15, Prototype: protoAvatar, On: Enter, Action: ActionToggleBlackout, Arg: 5}))
+			must(t, g.AddRule(Rule{Hotspot: 15, Prototype: -1, On: Leave, Action: ActionSpawn, Arg: protoDummy}))
+			must(t, g.AddRule(Rule{Hotspot: 14, Prototype: -1, On: Enter, Action: ActionDespawn, Arg: -1}))
+			return g
+		}},
+		{"configuration", func(t *testing.T) *Game {
+			fsys := fstest.MapFS{"60-hotspot-rule.config": {Data: []byte(hotspotRules)}}
+			def := world.DefaultFiles()
+			names, err := fs.Glob(def, "*.config")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range names {
+				b, err := fs.ReadFile(def, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fsys[n] = &fstest.MapFile{Data: b}
+			}
+			w, err := world.Load(fsys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := New(w, &Options{Seed: 7, NoPopulation: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []Rule{{15, protoAvatar, Enter, ActionToggleBlackout, 5}, {15, -1, Leave, ActionSpawn, protoDummy},
+				{14, -1, Enter, ActionDespawn, -1}}
+			if !slices.Equal(g.Rules(), want) {
+				t.Fatalf("rules %+v, want %+v", g.Rules(), want)
+			}
+			return g
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testHotspotRules(t, tc.game(t))
+		})
+	}
+}
+
+func testHotspotRules(t *testing.T, g *Game) {
 	av := spawn(t, g, protoAvatar, mgl32.Vec2{100, 128})
-	// Hotspot 15 (park, (100, 146), r 4) toggles blackout marker 5 (around spawn (100, 160))
-	// and spawns a dummy; hotspot 14 despawns whoever enters.
-	must(t, g.AddRule(Rule{Hotspot: 15, Prototype: protoAvatar, On: Enter, Action: ActionToggleBlackout, Arg: 5}))
-	must(t, g.AddRule(Rule{Hotspot: 15, Prototype: -1, On: Leave, Action: ActionSpawn, Arg: protoDummy}))
-	must(t, g.AddRule(Rule{Hotspot: 14, Prototype: -1, On: Enter, Action: ActionDespawn}))
 	if !g.BlackoutOn(5) {
 		t.Fatal("zone 5 should start on")
 	}
@@ -298,3 +360,49 @@ func TestWallsMatchMesh(t *testing.T) {
 }
 
 func abs32(x float32) float32 { return max(x, -x) }
+
+// TestCellSpawnableArea: the spawnable area is kept per cell; the cells add up to the
+// region's, and switching a blackout zone off changes only its cell, by at least the
+// zone's disc (the mesh flags whole triangles, so often more).
+func TestCellSpawnableArea(t *testing.T) {
+	t.Parallel()
+	g := quiet(t)
+	r := g.Region(0)
+	cellArea := func() []float32 {
+		var out []float32
+		for _, c := range g.World().Cells {
+			sa, ok := r.CellSpawnableArea(c.ID)
+			if !ok {
+				t.Fatalf("no cell %d", c.ID)
+			}
+			out = append(out, sa)
+		}
+		return out
+	}
+	before := cellArea()
+	var sum float64
+	for _, sa := range before {
+		sum += float64(sa)
+	}
+	whole := float64(r.Mesh().SpawnableArea(navi.AABB{Min: mgl32.Vec2{0, 0}, Max: mgl32.Vec2{192, 192}}))
+	if math.Abs(sum-whole) > 1e-4*whole {
+		t.Fatalf("cells add up to %.2f m², the region has %.2f", sum, whole)
+	}
+	if _, ok := r.CellSpawnableArea(99); ok {
+		t.Error("cell 99 reported")
+	}
+	// Marker 5: a zone of radius 6 around (100, 160), in cell 7 ([64, 128] × [128, 192]).
+	if !r.setZone(5, false) {
+		t.Fatal("no zone 5")
+	}
+	after := cellArea()
+	for i, c := range g.World().Cells {
+		d := float64(after[i] - before[i])
+		switch {
+		case c.ID == 7 && (d < 0.99*math.Pi*36 || d > 64*64):
+			t.Errorf("cell 7 gained %.2f m² when zone 5 went off, want at least %.2f", d, math.Pi*36)
+		case c.ID != 7 && d != 0:
+			t.Errorf("cell %d changed by %.2f m²", c.ID, d)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/go-gl/mathgl/mgl32"
-	"github.com/twinframe/twinframe/shared/navi"
 	"github.com/twinframe/twinframe/shared/world"
 )
 
@@ -35,7 +34,8 @@ func (g *Game) topUp() {
 }
 
 // PopulationTarget returns how many entities population pop keeps in area of region r:
-// its density times the area's spawnable area.
+// its density times the area's spawnable area, the sum of the spawnable areas of the
+// cells' parts in it (kept per cell, recomputed when a blackout zone switches).
 func (g *Game) PopulationTarget(r *Region, areaID, pop int32) int {
 	a := r.area(areaID)
 	if a == nil {
@@ -43,8 +43,7 @@ func (g *Game) PopulationTarget(r *Region, areaID, pop int32) int {
 	}
 	for _, p := range a.pops {
 		if p.ID == pop {
-			sa := r.mesh.SpawnableArea(navi.AABB{Min: a.min, Max: a.max})
-			return int(float32(p.Density*sa) / 1000)
+			return int(float32(p.Density*r.areaSpawnable(areaID)) / 1000)
 		}
 	}
 	return 0

@@ -24,6 +24,25 @@ type Region struct {
 	zones  []zone
 	spawns []mgl32.Vec2 // spawn markers
 	perm   []int32      // spawn-grid shuffle scratch
+	cells  []cell
+	// spawnDirty says the cells' spawnable areas are stale (a blackout zone changed).
+	spawnDirty bool
+}
+
+// cell is a world cell of the region with its spawnable area (walkable, not blacked
+// out), and the spawnable area of each of its parts in an area.
+type cell struct {
+	id        int32
+	box       navi.AABB
+	spawnable float32
+	parts     []cellPart
+}
+
+// cellPart is where a cell and an area overlap.
+type cellPart struct {
+	area      int32
+	box       navi.AABB
+	spawnable float32
 }
 
 type area struct {
@@ -100,6 +119,21 @@ func newRegion(w *world.World, wr *world.Region) (*Region, error) {
 			r.spawns = append(r.spawns, mk.Pos)
 		}
 	}
+	for _, wc := range w.Cells {
+		if wc.Region != wr.ID {
+			continue
+		}
+		c := cell{id: wc.ID, box: navi.AABB{Min: wc.Min, Max: add2(wc.Min, wc.Size)}}
+		for _, a := range r.areas {
+			lo := mgl32.Vec2{max(c.box.Min[0], a.min[0]), max(c.box.Min[1], a.min[1])}
+			hi := mgl32.Vec2{min(c.box.Max[0], a.max[0]), min(c.box.Max[1], a.max[1])}
+			if lo[0] < hi[0] && lo[1] < hi[1] {
+				c.parts = append(c.parts, cellPart{area: a.id, box: navi.AABB{Min: lo, Max: hi}})
+			}
+		}
+		r.cells = append(r.cells, c)
+	}
+	r.spawnDirty = true
 	if len(ids) != len(r.zones) {
 		return nil, fmt.Errorf("%w: %d blackout zones in the mesh, %d markers", ErrWorld, len(ids), len(r.zones))
 	}
@@ -127,6 +161,49 @@ func (r *Region) areaOf(p mgl32.Vec2) *area {
 	return nil
 }
 
+// updateSpawnable recomputes the spawnable area of every cell and cell part when a
+// blackout zone changed since the last time.
+func (r *Region) updateSpawnable() {
+	if !r.spawnDirty {
+		return
+	}
+	for i := range r.cells {
+		c := &r.cells[i]
+		c.spawnable = r.mesh.SpawnableArea(c.box)
+		for k := range c.parts {
+			c.parts[k].spawnable = r.mesh.SpawnableArea(c.parts[k].box)
+		}
+	}
+	r.spawnDirty = false
+}
+
+// CellSpawnableArea returns the spawnable area (walkable, not blacked out, in square
+// metres) of the region's cell with id, and whether the region has that cell.
+func (r *Region) CellSpawnableArea(id int32) (float32, bool) {
+	r.updateSpawnable()
+	for i := range r.cells {
+		if r.cells[i].id == id {
+			return r.cells[i].spawnable, true
+		}
+	}
+	return 0, false
+}
+
+// areaSpawnable returns the spawnable area of an area: the sum over the cells of their
+// parts in it, in cell order.
+func (r *Region) areaSpawnable(areaID int32) float32 {
+	r.updateSpawnable()
+	var sum float32
+	for i := range r.cells {
+		for _, p := range r.cells[i].parts {
+			if p.area == areaID {
+				sum += p.spawnable
+			}
+		}
+	}
+	return sum
+}
+
 // SpawnPoints returns the region's spawn markers (where players appear).
 func (r *Region) SpawnPoints() []mgl32.Vec2 { return r.spawns }
 
@@ -146,6 +223,7 @@ func (r *Region) setZone(marker int32, on bool) bool {
 				z.id = navi.BlackOutZoneID{}
 			}
 			z.on = on
+			r.spawnDirty = true
 		}
 		return true
 	}
@@ -304,6 +382,33 @@ func (w *wallGrid) sweep(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
 	return best, found
 }
 
+// clear reports whether no blocking edge comes within r of p. Near a path's corners,
+// which are on walkable ground, this says the disc is walkable without locating p in
+// the mesh.
+func (w *wallGrid) clear(p mgl32.Vec2, r float32) bool {
+	lo, hi := sub2(p, vec(r)), add2(p, vec(r))
+	x0, y0, x1, y1 := w.span(lo, hi)
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			ci := y*w.nx + x
+			for k := w.start[ci]; k < w.start[ci+1]; k++ {
+				s := &w.items[k]
+				if s.hi[0] < lo[0] || s.lo[0] > hi[0] || s.hi[1] < lo[1] || s.lo[1] > hi[1] {
+					continue
+				}
+				if d := dot2(s.n, p) - s.off; d > r+wallSlack || d < -(r+wallSlack) {
+					continue
+				}
+				q, _ := geom.ClosestPointOnSegment(p, s.seg)
+				if lenSq2(sub2(q, p)) < float32(r*r) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
 // entGrid buckets a region's colliding entities by cell, rebuilt by counting sort.
 // The cell size adapts to the number of entities (the finest size at least, doubled
 // while there would be more than gridCellsPerEntity cells per entity), so that a
@@ -344,25 +449,15 @@ func (eg *entGrid) resize(size float32) {
 }
 
 // build fills the grid with the region's live, colliding entities (not footprint props:
-// the navmesh is their collision).
+// the navmesh is their collision). The cell size follows the number of entities of the
+// last build (the results of queries do not depend on it), so that one pass over the
+// entities files and counts them.
 func (eg *entGrid) build(ents []*Entity, region int32) {
-	n := 0
-	for _, e := range ents {
-		if e.region != region {
-			continue // another region's grid files it
-		}
-		if e.dead || e.collision == CollideNone || e.footprint {
-			e.grid, e.slot = -1, -1
-			continue
-		}
-		e.grid = 0
-		n++
-	}
 	size := eg.fine
 	for size < gridMaxSize {
 		c := cells{}
 		c.init(eg.bounds, size)
-		if int(c.nx)*int(c.ny) <= gridCellsPerEntity*max(n, 1) {
+		if int(c.nx)*int(c.ny) <= gridCellsPerEntity*max(len(eg.items), 1) {
 			break
 		}
 		size *= 2
@@ -372,10 +467,16 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 	}
 	clear(eg.start)
 	eg.maxR, eg.maxB = 0, 0
+	n := 0
 	for _, e := range ents {
-		if e.region != region || e.grid < 0 {
+		if e.region != region {
+			continue // another region's grid files it
+		}
+		if e.dead || e.collision == CollideNone || e.footprint {
+			e.grid, e.slot = -1, -1
 			continue
 		}
+		n++
 		e.grid = eg.cellOf(e.pos)
 		eg.start[e.grid+2]++
 		eg.maxR = max(eg.maxR, e.radius)

@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"slices"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -35,8 +35,10 @@ func TestWalkerFollowsTheLocomotor(t *testing.T) {
 			}
 			run(t, g, c.startFrames)
 			e := g.Entity(id)
-			path, next := e.Path()
-			w := Walker{Pos: e.Pos(), Yaw: e.Yaw(), Speed: e.Speed(), Path: slices.Clone(path), Next: next}
+			var st locomotion.State
+			e.LocomotionState(&st, g.Frame())
+			w := Walker{Pos: e.Pos(), Yaw: e.Yaw(), Speed: e.Speed()}
+			w.SetPath(st.Path, int(st.Goal))
 			frames := 0
 			for ; frames < 4000 && e.Mode() != Idle; frames++ {
 				walking := w.Step()
@@ -60,12 +62,19 @@ func TestWalkerFollowsTheLocomotor(t *testing.T) {
 
 func TestWalkerIdle(t *testing.T) {
 	t.Parallel()
-	for _, w := range []Walker{
-		{Pos: mgl32.Vec2{1, 2}, Speed: 3},
-		{Pos: mgl32.Vec2{1, 2}, Speed: 0, Path: []mgl32.Vec2{{1, 2}, {5, 2}}, Next: 1},
-		{Pos: mgl32.Vec2{1, 2}, Speed: 3, Path: []mgl32.Vec2{{1, 2}, {5, 2}}, Next: 2},
-		{Pos: mgl32.Vec2{1, 2}, Speed: 3, Path: []mgl32.Vec2{{1, 2}, {5, 2}}, Next: -1},
+	line := []locomotion.PathNode{{Point: mgl32.Vec3{1, 2, 0}}, {Point: mgl32.Vec3{5, 2, 0}}}
+	for _, c := range []struct {
+		speed float32
+		path  []locomotion.PathNode
+		next  int
+	}{
+		{3, nil, 0},
+		{0, line, 1},
+		{3, line, 2},
+		{3, line, -1},
 	} {
+		w := Walker{Pos: mgl32.Vec2{1, 2}, Speed: c.speed}
+		w.SetPath(c.path, c.next)
 		before := w
 		if w.Step() || w.Pos != before.Pos || w.Yaw != before.Yaw {
 			t.Errorf("%+v stepped to %v", before, w.Pos)

@@ -1,6 +1,6 @@
 // Package world defines Twinframe's configuration and game-state tables — regions,
 // cells, areas, polygons and their vertices, markers, prototypes, prop sets,
-// populations, entities and lost entities — and loads a world from human-readable
+// populations, hotspot rules, entities and lost entities — and loads a world from human-readable
 // xdump .config files, verifying it with errors that name file and line.
 // It ships the default world embedded (DefaultFiles) and turns each region into the
 // navi.Geometry its navigation mesh is built from.
@@ -17,7 +17,9 @@
 // Loading is two steps: the parser checks syntax, types, key order and ranges, row by
 // row; Verify then checks what spans rows and tables — ids unique, references
 // resolved, cells tiling their region, areas apart, polygons closed, simple and inside
-// their area, markers inside their area, prop sets and populations sane — and reports
+// their area, markers inside their area, prop sets, populations and hotspot rules
+// sane (a rule's hotspot is a hotspot marker, its action has exactly the argument it
+// needs) — and reports
 // up to 20 problems at once, each at the file and line of the row at fault. Random
 // choices (which prop a marker places) are seeded by the cell's seed and the marker
 // id with integer hashing only, so the server and the wasm client compute the same

@@ -14,16 +14,19 @@ const (
 	UIDCollision   = 12 // symbols: Collision
 	UIDProtoFlags  = 13 // symbol set: ProtoFlags
 	UIDEntityState = 14 // symbol set: StateFlags
+	UIDTrigger     = 15 // symbols: Trigger
+	UIDAction      = 16 // symbols: Action
 
-	UIDRegion     = 20
-	UIDCell       = 21
-	UIDArea       = 22
-	UIDPolygon    = 23
-	UIDVertex     = 24
-	UIDMarker     = 25
-	UIDPrototype  = 26
-	UIDPropSet    = 27
-	UIDPopulation = 28
+	UIDRegion      = 20
+	UIDCell        = 21
+	UIDArea        = 22
+	UIDPolygon     = 23
+	UIDVertex      = 24
+	UIDMarker      = 25
+	UIDPrototype   = 26
+	UIDPropSet     = 27
+	UIDPopulation  = 28
+	UIDHotspotRule = 29
 
 	UIDEntity = 40
 	UIDLost   = 41
@@ -170,6 +173,39 @@ type Population struct {
 	Density   float32
 }
 
+// Trigger says when a hotspot rule fires (symbol table trigger).
+type Trigger int32
+
+// Hotspot rule triggers.
+const (
+	Enter Trigger = 1 // an entity's centre enters the hotspot
+	Leave Trigger = 2 // an entity's centre leaves the hotspot
+)
+
+// Action is what a hotspot rule does (symbol table action).
+type Action int32
+
+// Hotspot rule actions.
+const (
+	ActionSpawn          Action = 1 // spawn an entity of prototype Spawn at the hotspot
+	ActionDespawn        Action = 2 // destroy the entity that triggered the rule
+	ActionToggleBlackout Action = 3 // switch the blackout zone of marker Zone on or off
+)
+
+// HotspotRule is a condition on a hotspot marker and the action it triggers: when an
+// entity of Prototype (-1: any) enters or leaves (On) the hotspot, do Action. Spawn is
+// the prototype ActionSpawn spawns and Zone the blackout marker ActionToggleBlackout
+// switches (each -1 for the other actions). Rules fire in id order.
+type HotspotRule struct {
+	ID        int32
+	Hotspot   int32
+	Prototype int32
+	On        Trigger
+	Action    Action
+	Spawn     int32
+	Zone      int32
+}
+
 // Entity is a live entity: a row of the game-state table entity.
 type Entity struct {
 	ID        int32
@@ -204,6 +240,7 @@ type Config struct {
 	Prototypes  []Prototype
 	PropSets    []PropSet
 	Populations []Population
+	Rules       []HotspotRule
 }
 
 // State is the game state that xdump shows beside the configuration.
@@ -228,6 +265,11 @@ func symbols() []*xdump.Table {
 			{Value: int64(FlagPlayer), Name: "player"}, {Value: int64(FlagNPC), Name: "npc"},
 			{Value: int64(FlagProp), Name: "prop"}, {Value: int64(FlagStatic), Name: "static"},
 			{Value: int64(FlagWander), Name: "wander"}}),
+		xdump.SymbolTable(UIDTrigger, "trigger", []xdump.Symbol{
+			{Value: int64(Enter), Name: "enter"}, {Value: int64(Leave), Name: "leave"}}),
+		xdump.SymbolTable(UIDAction, "action", []xdump.Symbol{
+			{Value: int64(ActionSpawn), Name: "spawn"}, {Value: int64(ActionDespawn), Name: "despawn"},
+			{Value: int64(ActionToggleBlackout), Name: "toggle-blackout"}}),
 		xdump.SymbolTable(UIDEntityState, "entity-state", []xdump.Symbol{
 			{Value: int64(StateMoving), Name: "moving"}, {Value: int64(StateColliding), Name: "colliding"},
 			{Value: int64(StateOverlapping), Name: "overlapping"}, {Value: int64(StateAsleep), Name: "asleep"},
@@ -255,6 +297,7 @@ const (
 	maxPrototypes  = 1 << 12
 	maxPropSets    = 1 << 12
 	maxPopulations = 1 << 12
+	maxRules       = 1 << 12
 )
 
 // ref bounds a reference to a table with the given limit: -1 (none) or an id.
@@ -317,6 +360,14 @@ func tables(c *Config, s *State) []*xdump.Table {
 			ref(xdump.Int("area", func(r *Population) *int32 { return &r.Area }), "area", maxAreas),
 			ref(xdump.Int("prototype", func(r *Population) *int32 { return &r.Prototype }), "prototype", maxPrototypes),
 			xdump.Float("density", func(r *Population) *float32 { return &r.Density })),
+		xdump.NewTable(xdump.Schema{UID: UIDHotspotRule, Name: "hotspot-rule", Key: xdump.KeyID, MaxRows: maxRules}, &c.Rules,
+			xdump.Int("id", func(r *HotspotRule) *int32 { return &r.ID }).Ref("hotspot-rule"),
+			ref(xdump.Int("hotspot", func(r *HotspotRule) *int32 { return &r.Hotspot }), "marker", maxMarkers),
+			ref(xdump.Int("prototype", func(r *HotspotRule) *int32 { return &r.Prototype }), "prototype", maxPrototypes),
+			xdump.Int("on", func(r *HotspotRule) *Trigger { return &r.On }).Ref("trigger"),
+			xdump.Int("action", func(r *HotspotRule) *Action { return &r.Action }).Ref("action"),
+			ref(xdump.Int("spawn", func(r *HotspotRule) *int32 { return &r.Spawn }), "prototype", maxPrototypes),
+			ref(xdump.Int("zone", func(r *HotspotRule) *int32 { return &r.Zone }), "marker", maxMarkers)),
 
 		xdump.NewTable(xdump.Schema{UID: UIDEntity, Name: "entity", Key: xdump.KeyID}, &s.Entities,
 			xdump.Int("id", func(r *Entity) *int32 { return &r.ID }).Ref("entity"),

@@ -14,7 +14,7 @@ func (ix index) has(id int32) bool { _, ok := ix[id]; return ok }
 
 // indexes of the configuration tables, built by Verify.
 type indexes struct {
-	region, cell, area, polygon, marker, proto, propSet, population index
+	region, cell, area, polygon, marker, proto, propSet, population, rule index
 	// ring[p] lists the Vertex row indices of polygon id p in ring order.
 	ring map[int32][]int
 }
@@ -35,7 +35,7 @@ func inside(p, lo, hi mgl32.Vec2) bool {
 // Verify checks everything the parser cannot: ids unique, references resolved, symbol
 // values known, cells tiling their region, areas inside their region and apart,
 // polygons closed and simple and inside their area, markers inside their area,
-// prototypes, prop sets and populations sane. It returns nil or an error joining up to
+// prototypes, prop sets, populations and hotspot rules sane. It returns nil or an error joining up to
 // 20 *Error values (file:line when the world was loaded from files), each wrapping
 // ErrInvalid.
 func (w *World) Verify() error {
@@ -106,6 +106,7 @@ func (w *World) verify(p *problems) *indexes {
 		proto:      ids(p, "prototype", c.Prototypes, maxPrototypes, func(r *Prototype) int32 { return r.ID }),
 		propSet:    ids(p, "prop-set", c.PropSets, maxPropSets, func(r *PropSet) int32 { return r.ID }),
 		population: ids(p, "population", c.Populations, maxPopulations, func(r *Population) int32 { return r.ID }),
+		rule:       ids(p, "hotspot-rule", c.Rules, maxRules, func(r *HotspotRule) int32 { return r.ID }),
 	}
 	names(p, "region", c.Regions, func(r *Region) string { return r.Name })
 	names(p, "area", c.Areas, func(r *Area) string { return r.Name })
@@ -119,6 +120,7 @@ func (w *World) verify(p *problems) *indexes {
 	w.verifyPrototypes(p, ix)
 	w.verifyMarkers(p, ix)
 	w.verifyPopulations(p, ix)
+	w.verifyRules(p, ix)
 	return ix
 }
 
@@ -474,4 +476,58 @@ func (w *World) verifyPopulations(p *problems, ix *indexes) {
 			p.add("population", i, "density %g negative or not finite", pop.Density)
 		}
 	}
+}
+
+// verifyRules checks hotspot rules: a hotspot marker, a known prototype (or -1), a
+// known trigger and action, and exactly the argument the action needs: a prototype to
+// spawn, or a blackout marker of the hotspot's region to toggle.
+func (w *World) verifyRules(p *problems, ix *indexes) {
+	c := &w.Config
+	for i, r := range c.Rules {
+		hi, hok := ix.marker[r.Hotspot]
+		if !hok || c.Markers[hi].Kind != Hotspot {
+			p.add("hotspot-rule", i, "marker %d is not a hotspot", r.Hotspot)
+		}
+		if r.Prototype != -1 && !ix.proto.has(r.Prototype) {
+			p.add("hotspot-rule", i, "unknown prototype %d", r.Prototype)
+		}
+		if r.On != Enter && r.On != Leave {
+			p.add("hotspot-rule", i, "unknown trigger %d", r.On)
+		}
+		spawn, zone := r.Spawn != -1, r.Zone != -1
+		switch r.Action {
+		case ActionSpawn:
+			if !ix.proto.has(r.Spawn) {
+				p.add("hotspot-rule", i, "spawn needs a prototype to spawn, not %d", r.Spawn)
+			}
+			spawn = false
+		case ActionDespawn:
+		case ActionToggleBlackout:
+			zi, ok := ix.marker[r.Zone]
+			switch {
+			case !ok || c.Markers[zi].Kind != Blackout:
+				p.add("hotspot-rule", i, "toggle-blackout needs a blackout marker, not %d", r.Zone)
+			case hok && w.markerRegion(ix, c.Markers[zi]) != w.markerRegion(ix, c.Markers[hi]):
+				p.add("hotspot-rule", i, "blackout marker %d is in another region than hotspot %d", r.Zone, r.Hotspot)
+			}
+			zone = false
+		default:
+			p.add("hotspot-rule", i, "unknown action %d", r.Action)
+			continue
+		}
+		if spawn {
+			p.add("hotspot-rule", i, "spawn %d on an action that spawns nothing (use -1)", r.Spawn)
+		}
+		if zone {
+			p.add("hotspot-rule", i, "zone %d on an action that toggles no blackout (use -1)", r.Zone)
+		}
+	}
+}
+
+// markerRegion returns the region of a marker's area, or -1.
+func (w *World) markerRegion(ix *indexes, m Marker) int32 {
+	if ai, ok := ix.area[m.Area]; ok {
+		return w.Config.Areas[ai].Region
+	}
+	return -1
 }

@@ -146,6 +146,10 @@ func TestLoadSmall(t *testing.T) {
 	if !reflect.DeepEqual(w.Entities, want) {
 		t.Errorf("entities %+v, want %+v", w.Entities, want)
 	}
+	rules := []HotspotRule{{0, 3, 0, Enter, ActionToggleBlackout, -1, 1}, {1, 3, 0, Leave, ActionSpawn, 1, -1}}
+	if !reflect.DeepEqual(w.Rules, rules) {
+		t.Errorf("rules %+v, want %+v", w.Rules, rules)
+	}
 	g, err := w.Geometry(0)
 	if err != nil {
 		t.Fatal(err)
@@ -287,6 +291,25 @@ func TestVerify(t *testing.T) {
 		{"population area", func(c *Config) { c.Populations[0].Area = 3 }, "population row 0: world: invalid configuration: unknown area 3"},
 		{"population proto", func(c *Config) { c.Populations[0].Prototype = 3 }, "population row 0: world: invalid configuration: unknown prototype 3"},
 		{"population density", func(c *Config) { c.Populations[0].Density = -2 }, "population row 0: world: invalid configuration: density -2"},
+		{"rule trigger", func(c *Config) {
+			c.Rules = []HotspotRule{withHotspot(c, HotspotRule{Prototype: -1, Action: ActionDespawn, Spawn: -1, Zone: -1})}
+		}, "hotspot-rule row 0: world: invalid configuration: unknown trigger 0"},
+		{"rule prototype", func(c *Config) {
+			c.Rules = []HotspotRule{withHotspot(c, HotspotRule{Prototype: 9, On: Leave, Action: ActionDespawn, Spawn: -1, Zone: -1})}
+		}, "hotspot-rule row 0: world: invalid configuration: unknown prototype 9"},
+		{"rule action", func(c *Config) {
+			c.Rules = []HotspotRule{withHotspot(c, HotspotRule{Prototype: -1, On: Enter, Action: 4, Spawn: -1, Zone: -1})}
+		}, "hotspot-rule row 0: world: invalid configuration: unknown action 4"},
+		{"rule spawn", func(c *Config) {
+			c.Rules = []HotspotRule{withHotspot(c, HotspotRule{Prototype: -1, On: Enter, Action: ActionSpawn, Spawn: -1, Zone: -1})}
+		}, "hotspot-rule row 0: world: invalid configuration: spawn needs a prototype to spawn, not -1"},
+		{"rule zone on spawn", func(c *Config) {
+			c.Rules = []HotspotRule{withHotspot(c, HotspotRule{Prototype: -1, On: Enter, Action: ActionSpawn, Spawn: 0, Zone: 0})}
+		}, "hotspot-rule row 0: world: invalid configuration: zone 0 on an action that toggles no blackout (use -1)"},
+		{"rule duplicate id", func(c *Config) {
+			r := withHotspot(c, HotspotRule{Prototype: -1, On: Enter, Action: ActionDespawn, Spawn: -1, Zone: -1})
+			c.Rules = []HotspotRule{r, r}
+		}, "hotspot-rule row 1: world: invalid configuration: id 0 already used by row 0"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -302,6 +325,13 @@ func TestVerify(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withHotspot adds a hotspot marker to c and returns r on it.
+func withHotspot(c *Config, r HotspotRule) HotspotRule {
+	c.Markers = append(c.Markers, Marker{ID: 7, Area: 0, Kind: Hotspot, Pos: mgl32.Vec2{12, 3}, Radius: 1, PropSet: -1})
+	r.Hotspot = 7
+	return r
 }
 
 func nan() float64 { z := 0.0; return z / z }
@@ -324,6 +354,7 @@ func TestRoundTrip(t *testing.T) {
 	t.Parallel()
 	w := loadDefault(t)
 	w.Lost = []Lost{{ID: 99, Region: 0, Timestamp: 12}}
+	w.Rules = sampleRules()
 	w.Entities[0].Vel = mgl32.Vec2{0.1, -1e-7}
 	w.Entities[0].Goal = mgl32.Vec2{1.0 / 3, 2}
 	var dump bytes.Buffer
@@ -355,12 +386,22 @@ func TestRoundTrip(t *testing.T) {
 
 // TestConfigRoundTrip: the default world written back as .config text (xdump's
 // WriteConfig) loads into the same tables.
+// sampleRules are hotspot rules for the default world (which ships none).
+func sampleRules() []HotspotRule {
+	return []HotspotRule{
+		{ID: 0, Hotspot: 8, Prototype: -1, On: Enter, Action: ActionToggleBlackout, Spawn: -1, Zone: 1},
+		{ID: 1, Hotspot: 9, Prototype: 0, On: Leave, Action: ActionSpawn, Spawn: 3, Zone: -1},
+		{ID: 2, Hotspot: 16, Prototype: 2, On: Enter, Action: ActionDespawn, Spawn: -1, Zone: -1},
+	}
+}
+
 func TestConfigRoundTrip(t *testing.T) {
 	t.Parallel()
 	w := loadDefault(t)
+	w.Rules = sampleRules()
 	var text bytes.Buffer
 	for _, tb := range w.Registry().Tables() {
-		if uid := tb.Schema().UID; uid < UIDRegion || uid > UIDPopulation {
+		if uid := tb.Schema().UID; uid < UIDRegion || uid > UIDHotspotRule {
 			continue
 		}
 		if err := w.Registry().WriteConfig(&text, tb); err != nil {
@@ -421,6 +462,8 @@ func TestTables(t *testing.T) {
 12 "collision"
 13 "proto-flags"
 14 "entity-state"
+15 "trigger"
+16 "action"
 20 "region"
 21 "cell"
 22 "area"
@@ -430,9 +473,10 @@ func TestTables(t *testing.T) {
 26 "prototype"
 27 "prop-set"
 28 "population"
+29 "hotspot-rule"
 40 "entity"
 41 "lost"
-/20
+/23
 `
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/sim"
@@ -39,6 +41,48 @@ func unpackAvatar(b []byte) (*sim.Entity, error) {
 		return nil, err
 	}
 	return &e, nil
+}
+
+// spawnAvatar gives player its avatar: the saved one (a Database archive) restored
+// with its position, yaw, speed and move, or a new one at a spawn point of the region
+// when there is no save or it does not restore. Either way the player owns it.
+func (s *Server) spawnAvatar(saved []byte, player int64) (sim.EntityID, error) {
+	owner := ownerOf(player)
+	if len(saved) > 0 {
+		id, err := s.restoreAvatar(saved)
+		if err == nil {
+			return id, s.game.SetOwner(id, owner)
+		}
+		s.log.Warn("saved avatar not restored; spawning a new one", "player", player, "err", err)
+	}
+	r := s.game.Region(s.region)
+	pts := r.SpawnPoints()
+	var at mgl32.Vec2
+	if len(pts) > 0 {
+		at = pts[int(s.nextID.Load())%len(pts)]
+	}
+	id, err := s.game.Spawn(AvatarPrototype, s.region, at, 0)
+	if err != nil {
+		return 0, err
+	}
+	return id, s.game.SetOwner(id, owner)
+}
+
+func (s *Server) restoreAvatar(saved []byte) (sim.EntityID, error) {
+	e, err := unpackAvatar(saved)
+	if err != nil {
+		return 0, err
+	}
+	return s.game.Restore(e)
+}
+
+// ownerOf returns the sim owner of a player's entities: the store's player id, or -1
+// when it does not fit an int32.
+func ownerOf(player int64) int32 {
+	if player <= 0 || player > math.MaxInt32 {
+		return -1
+	}
+	return int32(player)
 }
 
 // saver writes avatars to the store off the frame loop. Saves are coalesced per

@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
@@ -393,7 +392,7 @@ func (s *Server) join(c *session, saved []byte) {
 		if b, ok := s.saver.latest(c.playerID); ok {
 			saved = b
 		}
-		id, err := s.spawnAvatar(saved)
+		id, err := s.spawnAvatar(saved, c.playerID)
 		if err != nil {
 			s.log.Error("spawn avatar", "name", c.name, "err", err)
 			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "no room for an avatar")
@@ -443,29 +442,4 @@ func (s *Server) leave(c *session) {
 		s.log.Warn("destroy avatar", "avatar", c.avatar, "err", err)
 	}
 	c.avatar = 0
-}
-
-// spawnAvatar creates an avatar from a saved Database archive, or at the region's
-// first free spawn point when there is none (or it does not restore).
-func (s *Server) spawnAvatar(saved []byte) (sim.EntityID, error) {
-	if len(saved) > 0 {
-		e, err := unpackAvatar(saved)
-		if err == nil && s.game.Region(e.Region()) != nil {
-			id, err := s.game.Spawn(e.Prototype(), e.Region(), e.Pos(), e.Yaw())
-			if err == nil {
-				if e.Speed() > 0 {
-					_ = s.game.SetSpeed(id, e.Speed())
-				}
-				return id, nil
-			}
-		}
-		s.log.Warn("saved avatar not restored; spawning a new one", "err", err)
-	}
-	r := s.game.Region(s.region)
-	pts := r.SpawnPoints()
-	var at mgl32.Vec2
-	if len(pts) > 0 {
-		at = pts[int(s.nextID.Load())%len(pts)]
-	}
-	return s.game.Spawn(AvatarPrototype, s.region, at, 0)
 }

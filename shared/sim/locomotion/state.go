@@ -24,6 +24,9 @@ const (
 	PositionPrecision = 3
 	YawPrecision      = 6
 	SpeedPrecision    = 3
+	// RadiusPrecision is finer than positions: a turn node's radius is the mover's
+	// radius plus a few millimetres of clearance, which 1/8 m would round away.
+	RadiusPrecision = 6
 )
 
 // Fields says which parts of a State an archive carries.
@@ -131,8 +134,12 @@ func (s *State) transferPath(a *archive.Archive) {
 		side := int32(node.Side)
 		a.TransferInt32(&side)
 		node.Side = Side(side)
+		if node.Side != None && node.Side != Left && node.Side != Right {
+			a.TransferObject(badSide(side))
+			return
+		}
 		if node.Side != None {
-			a.TransferFloatFixed(&node.Radius, PositionPrecision)
+			a.TransferFloatFixed(&node.Radius, RadiusPrecision)
 		}
 	}
 }
@@ -159,6 +166,13 @@ type tooLong int
 
 func (n tooLong) Serialize(*archive.Archive) error {
 	return fmt.Errorf("locomotion: path of %d nodes exceeds %d", int(n), MaxPathNodes)
+}
+
+// badSide is a Serializer that fails on a path node's unknown side.
+type badSide int32
+
+func (s badSide) Serialize(*archive.Archive) error {
+	return fmt.Errorf("locomotion: path node side %d is none of 0, 1 (left), -1 (right)", int32(s))
 }
 
 // Apply returns the state after update: a relative update replaces only the
@@ -221,7 +235,7 @@ func samePath(a, b []PathNode) bool {
 	}
 	for i := range a {
 		if fixed3(a[i].Point) != fixed3(b[i].Point) || a[i].Side != b[i].Side ||
-			archive.Quantize(a[i].Radius, PositionPrecision) != archive.Quantize(b[i].Radius, PositionPrecision) {
+			archive.Quantize(a[i].Radius, RadiusPrecision) != archive.Quantize(b[i].Radius, RadiusPrecision) {
 			return false
 		}
 	}

@@ -69,6 +69,31 @@ func TestQuantizationDoesNotAccumulate(t *testing.T) {
 	}
 }
 
+// TestTurnNodes: a turn node carries its side and a radius of 1/64 m precision (a
+// mover's radius plus millimetres of clearance must not round to the next 1/8 m).
+func TestTurnNodes(t *testing.T) {
+	t.Parallel()
+	s := &locomotion.State{Entity: 1, Fields: locomotion.HasPath,
+		Path: []locomotion.PathNode{{}, {Point: mgl32.Vec3{1, 0, 0}, Side: locomotion.Right, Radius: 0.51}}}
+	a := archive.NewPacker(archive.Replication, archive.Proximity)
+	a.TransferObject(s)
+	// policy 01 | entity 01 | frame 00 | fields 08 | goal 00 | count 02 | node 0: 00 00 00 side 00 |
+	// node 1: dx 8 → 10, 00 00, side -1 → 01, radius 0.51 × 64 = 32 → 40
+	want := []byte{0x01, 0x01, 0x00, 0x08, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x01, 0x40}
+	if !bytes.Equal(a.Bytes(), want) {
+		t.Fatalf("got  % X\nwant % X", a.Bytes(), want)
+	}
+	u, _ := archive.NewUnpacker(archive.Replication, a.Bytes())
+	var out locomotion.State
+	u.TransferObject(&out)
+	if err := u.Done(); err != nil {
+		t.Fatal(err)
+	}
+	if n := out.Path[1]; n.Side != locomotion.Right || n.Radius != 0.5 {
+		t.Fatalf("turn node %+v", n)
+	}
+}
+
 func TestRelativeUpdates(t *testing.T) {
 	t.Parallel()
 	prev := walking()
@@ -108,6 +133,8 @@ func TestBadInput(t *testing.T) {
 		{"goal beyond path", []byte{0x01, 0x01, 0x00, 0x08, 0x05, 0x00}},
 		{"too many nodes", []byte{0x01, 0x01, 0x00, 0x08, 0x00, 0x81, 0x02}},
 		{"truncated position", []byte{0x01, 0x01, 0x00, 0x01, 0x02}},
+		// One node: deltas 00 00 00, side zig-zag 04 = 2.
+		{"unknown side", []byte{0x01, 0x01, 0x00, 0x08, 0x00, 0x01, 0x00, 0x00, 0x00, 0x04}},
 	}
 	for _, tc := range tests {
 		u, err := archive.NewUnpacker(archive.Replication, tc.data)

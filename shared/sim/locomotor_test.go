@@ -1,0 +1,70 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/navi"
+)
+
+// TestLongWalksArrive walks entities across the default world: each walk ends where its
+// path ends (the goal, the goal moved to walkable ground, or the partial path's end),
+// within arriveTol, in about the time its length takes; no walker idles midway.
+func TestLongWalksArrive(t *testing.T) {
+	t.Parallel()
+	const arriveTol = 0.05
+	tests := []struct {
+		name     string
+		proto    int32
+		from, to mgl32.Vec2
+	}{
+		// The reported stall: it went idle at (38.79, 135.21), walking back to a corner
+		// it had passed every frame.
+		{"park to the south-east corner", protoAvatar, mgl32.Vec2{20, 160}, mgl32.Vec2{188, 52}},
+		// A gap between two lab walls exactly as wide as an avatar.
+		{"into the lab through a tight gap", protoAvatar, mgl32.Vec2{174.05, 169.23}, mgl32.Vec2{138.16, 143.16}},
+		// The path turns back on itself along the park's south edge.
+		{"along the park's edge", protoAvatar, mgl32.Vec2{161.99, 129.03}, mgl32.Vec2{44.88, 168.2}},
+		{"lab to the park", protoAvatar, mgl32.Vec2{146.02, 133.19}, mgl32.Vec2{23.0, 138.2}},
+		{"diagonal across the region", protoAvatar, mgl32.Vec2{6, 6}, mgl32.Vec2{186, 186}},
+		{"to a goal inside a tower", protoAvatar, mgl32.Vec2{180, 10}, mgl32.Vec2{14, 14}},
+		{"wanderer through the depots", protoWanderer, mgl32.Vec2{150.79, 99.48}, mgl32.Vec2{157.92, 3.87}},
+		{"wanderer north through the streets", protoWanderer, mgl32.Vec2{135.21, 10.36}, mgl32.Vec2{99.52, 114.69}},
+		{"wanderer from the lab to the park", protoWanderer, mgl32.Vec2{180, 180}, mgl32.Vec2{10, 180}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g := quiet(t)
+			id := spawn(t, g, tc.proto, tc.from)
+			st, err := g.MoveAlongPath(id, tc.to)
+			if err != nil {
+				t.Fatalf("MoveAlongPath: %v %v", st, err)
+			}
+			e := g.Entity(id)
+			path, _ := e.Path()
+			end := path[len(path)-1]
+			var length float32
+			for i := 1; i < len(path); i++ {
+				length += dist2(path[i-1], path[i])
+			}
+			limit := int(length/e.Speed()*FrameRate*5/4) + 2*StuckFrames
+			for f := 0; e.Mode() != Idle; f++ {
+				if f == limit {
+					t.Fatalf("%v path of %.1f m: still walking after %d frames, at %v (corner %d of %d)",
+						st, length, f, e.Pos(), e.loco.next, len(path))
+				}
+				run(t, g, 1)
+			}
+			if d := dist2(e.Pos(), end); d > arriveTol {
+				t.Fatalf("%v path: idle at %v after %d frames, %.3f m from the path's end %v",
+					st, e.Pos(), g.Frame(), d, end)
+			}
+			// A goal where the entity fits is the path's end.
+			if st == navi.PathComplete && g.Region(0).Mesh().Contains(tc.to, e.Radius()+PathClearance, walkFlags) &&
+				dist2(end, tc.to) > arriveTol {
+				t.Errorf("complete path ends at %v, not at the walkable goal %v", end, tc.to)
+			}
+		})
+	}
+}
