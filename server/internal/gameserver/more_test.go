@@ -316,6 +316,40 @@ func (lc *localClient) check(t *testing.T, s *Server) (n, ghosts int) {
 	return n, ghosts
 }
 
+// blockedWanderer places a dummy 6 m from home and a wanderer 2 m from home walking
+// straight through it, in the first of four directions where both spawns find room
+// (the test's walkers may stand in the way), and returns their ids.
+func blockedWanderer(t *testing.T, s *Server, home mgl32.Vec2) []sim.EntityID {
+	t.Helper()
+	for _, d := range []mgl32.Vec2{{0, 1}, {1, 0}, {0, -1}, {-1, 0}} {
+		dummy, err := s.game.Spawn(3, s.region, home.Add(d.Mul(6)), 0)
+		if err != nil {
+			continue
+		}
+		w, err := s.game.Spawn(1, s.region, home.Add(d.Mul(2)), 0)
+		if err != nil {
+			must(t, s.game.Destroy(dummy))
+			continue
+		}
+		must(t, s.game.MoveTo(w, home.Add(d.Mul(10))))
+		return []sim.EntityID{dummy, w}
+	}
+	t.Fatalf("no room round %v for a dummy and a wanderer", home)
+	return nil
+}
+
+// teleportNear teleports id 3 m from home, in the first of four directions with room.
+func teleportNear(t *testing.T, s *Server, id sim.EntityID, home mgl32.Vec2) {
+	t.Helper()
+	var err error
+	for _, d := range []mgl32.Vec2{{3, 0}, {-3, 0}, {0, 3}, {0, -3}} {
+		if err = s.game.Teleport(id, home.Add(d)); err == nil {
+			return
+		}
+	}
+	t.Fatal(err)
+}
+
 // TestWalkedCopiesOfEveryClient: socket-free, frame by frame. Walking entities
 // leave one client's view (its avatar teleports away), walk on while nobody holds
 // them (the server keeps no walked copy then) and come back into view, while a
@@ -349,19 +383,15 @@ func TestWalkedCopiesOfEveryClient(t *testing.T) {
 	for frame := range 300 {
 		switch frame {
 		case 50:
-			// A wanderer walks straight into a dummy and stays blocked for a while.
-			dummy, err := s.game.Spawn(3, s.region, home.Add(mgl32.Vec2{0, 6}), 0)
-			must(t, err)
-			w, err := s.game.Spawn(1, s.region, home.Add(mgl32.Vec2{0, 2}), 0)
-			must(t, err)
-			must(t, s.game.MoveTo(w, home.Add(mgl32.Vec2{0, 10})))
-			bumped = []sim.EntityID{dummy, w}
+			// A wanderer walks straight into a dummy and stays blocked for a while
+			// (in the first direction from home where both have room).
+			bumped = blockedWanderer(t, s, home)
 		case 80:
 			if e := s.game.Entity(bumped[1]); e == nil || e.Pos().Sub(home).Len() > 7 || e.Mode() == sim.Idle {
 				t.Fatalf("the wanderer is not blocked by the dummy: %v", e)
 			}
 			jay := joinLocal(t, s, "jay")
-			must(t, s.game.Teleport(jay.c.avatar, home.Add(mgl32.Vec2{3, 0})))
+			teleportNear(t, s, jay.c.avatar, home)
 			clients = append(clients, jay)
 		case 100:
 			goAway()
