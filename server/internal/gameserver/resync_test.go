@@ -194,7 +194,9 @@ func TestResync(t *testing.T) {
 			for {
 				var at uint64
 				var paused bool
-				c.With(func(r *replica.Replica) { at, paused, held, reason = r.ServerFrame(), r.Paused(), r.IDs(held[:0]), r.ResyncReason() })
+				c.With(func(r *replica.Replica) {
+					at, paused, held, reason = r.ServerFrame(), r.Paused(), r.IDs(held[:0]), r.ResyncReason()
+				})
 				if at == frame && paused {
 					break
 				}
