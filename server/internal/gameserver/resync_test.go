@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/go-gl/mathgl/mgl32"
 	tfclient "github.com/twinframe/twinframe/client"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
@@ -22,7 +23,6 @@ import (
 // server: armed, it rewrites the next packet the script accepts; it counts the
 // resync requests the client writes.
 type tamperConn struct {
-	t  testing.TB
 	ws *websocket.Conn
 
 	mu       sync.Mutex
@@ -156,7 +156,7 @@ func TestResync(t *testing.T) {
 				t.Fatal(err)
 			}
 			ws.SetReadLimit(int64(tfclient.ReadLimits.MaxPacketSize))
-			conn := &tamperConn{t: t, ws: ws}
+			conn := &tamperConn{ws: ws}
 			if tc.atLogin {
 				conn.arm(tc.script)
 			}
@@ -186,7 +186,6 @@ func TestResync(t *testing.T) {
 			// Pause the game and let the client catch up: then the replica must
 			// hold exactly the session's view.
 			s.inLoop(t, func() { s.paused = true })
-			defer s.inLoop(t, func() { s.paused = false })
 			var frame uint64
 			var view []uint64
 			s.inLoop(t, func() { frame, view = s.game.Frame(), slices.Clone(s.byName[name].visible) })
@@ -214,6 +213,32 @@ func TestResync(t *testing.T) {
 			}
 			t.Logf("%d inconsistencies, one request (%v: %s), %d entities after the resync",
 				st.Errors, reqs[0].GetReason(), reqs[0].GetDetail(), len(held))
+			// The client carries on: an input is predicted, applied and
+			// acknowledged, and nothing is inconsistent any more.
+			s.inLoop(t, func() { s.paused = false })
+			var pos mgl32.Vec2
+			c.With(func(r *replica.Replica) {
+				st, _ := r.State(r.Player())
+				pos = st.Position.Vec2()
+			})
+			if err := c.MoveTo(pos.Add(mgl32.Vec2{1, 0})); err != nil {
+				t.Fatal(err)
+			}
+			for end := frame + 20; ; {
+				var pending int
+				var after replica.Stats
+				var at uint64
+				c.With(func(r *replica.Replica) {
+					pending, after, at, reason = r.PendingInputs(), r.Stats(), r.ServerFrame(), r.ResyncReason()
+				})
+				if reason != nil || after.Errors != st.Errors || after.ResyncRequests != 1 {
+					t.Fatalf("after the resync: %v, stats %+v", reason, after)
+				}
+				if pending == 0 && at >= end {
+					break
+				}
+				step(t, ctx, c)
+			}
 		})
 	}
 }
