@@ -198,7 +198,14 @@ func (c *Client) read() {
 		if err := rd.Err(); err != nil {
 			c.decodeError(err)
 		}
-		c.receive(msgs)
+		if req := c.receive(msgs); req != nil {
+			// The replica found inconsistent data: ask for a fresh copy of the
+			// world (once; the answer resets the replica). A failed write ends the
+			// connection, which the next read reports.
+			if err := c.Send(req); err != nil {
+				c.opt.Logger.Warn("client: resync request", "err", err)
+			}
+		}
 		if c.opt.OnMessage != nil {
 			for _, m := range msgs {
 				c.opt.OnMessage(m)
@@ -212,7 +219,9 @@ func (c *Client) decodeError(err error) {
 	c.opt.Logger.Error("client: bad packet from the server", "err", err)
 }
 
-func (c *Client) receive(msgs []proto.Message) {
+// receive applies a packet's messages to the replica; it returns the resync
+// request to send when the replica found them inconsistent.
+func (c *Client) receive(msgs []proto.Message) *pb.NetMessageResyncRequest {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.opt.Now()
@@ -230,6 +239,7 @@ func (c *Client) receive(msgs []proto.Message) {
 		c.ready = true
 		close(c.readyCh)
 	}
+	return c.r.TakeResyncRequest()
 }
 
 // Ready reports, without waiting, whether WaitReady would return: the server has

@@ -12,7 +12,9 @@
 // prediction. Inputs are made by the replica (which stamps them with a sequence
 // number and the client frame) and written at once, one packet each. Update,
 // called once per rendered or simulated frame, advances the prediction and sends
-// a ping every PingInterval. The transport is a message Conn, so tests use an
+// a ping every PingInterval. When the replica finds the server's data
+// inconsistent, the reader sends the one NetMessageResyncRequest it makes
+// (replica.TakeResyncRequest); the answer resets the replica. The transport is a message Conn, so tests use an
 // in-memory netsim.Pipe, and netsim.Wrap adds simulated network conditions that
 // can be changed while the client runs.
 package client

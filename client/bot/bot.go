@@ -212,6 +212,7 @@ type Report struct {
 	LateInputs    int     `json:"lateInputs"`
 	RTTMillis     float64 `json:"rttMs"`
 	Errors        int     `json:"replicaErrors"`
+	Resyncs       int     `json:"resyncs"` // fresh copies of the world after inconsistencies
 }
 
 // Report summarizes the bot's traffic and prediction drift.
@@ -223,7 +224,7 @@ func (b *Bot) Report() Report {
 		rep.Player = r.Player()
 		rep.Compared, rep.Mismatched, rep.Corrections = d.Compared, d.Mismatched, d.Corrections
 		rep.MaxCorrection, rep.MaxPosError, rep.MaxYawError = d.MaxCorrection, d.MaxPosError, d.MaxYawError
-		rep.LateInputs, rep.Errors = rs.LateInputs, rs.Errors
+		rep.LateInputs, rep.Errors, rep.Resyncs = rs.LateInputs, rs.Errors, rs.Resyncs
 		rep.RTTMillis = float64(r.Clock().RTT()) / 1e6
 	})
 	return rep

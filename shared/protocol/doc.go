@@ -42,6 +42,7 @@
 //	6    client→server  NetMessageXDumpRequest                  4 KiB
 //	7    client→server  NetMessageLiveEditRequest        deity  256 KiB
 //	8    client→server  NetMessageDebugCommand           deity  32 B
+//	9    client→server  NetMessageResyncRequest                 256 B
 //	64   server→client  NetMessageLoginResult                   1 KiB
 //	65   server→client  NetMessageRegionChange                  4 MiB
 //	66   server→client  NetMessageServerFrame                   32 B

@@ -119,7 +119,7 @@ func FuzzUnmarshal(f *testing.F) {
 		f.Add(uint8(id), b)
 	}
 	f.Add(uint8(66), []byte{0x08, 0x05, 0x78, 0x01}) // an unknown field
-	f.Add(uint8(9), []byte{})                        // an unknown id
+	f.Add(uint8(63), []byte{})                       // an unknown id
 	f.Fuzz(func(t *testing.T, id uint8, payload []byte) {
 		m, err := protocol.Unmarshal(protocol.ID(id), payload)
 		if err != nil {

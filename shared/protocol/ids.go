@@ -12,7 +12,7 @@ import (
 // Version is the protocol version; a client sends it in NetMessageLogin and the
 // server refuses a different one. Bump it when the table or a message changes
 // incompatibly.
-const Version = 1
+const Version = 2 // 2: NetMessageResyncRequest
 
 // ID is a message id: the varint before each message of a packet.
 type ID uint32
@@ -39,6 +39,11 @@ func (d Direction) String() string {
 // MaxFrameStats is the most frames one NetMessageServerFrameStats may carry: its
 // payload cap leaves room for that many samples at their largest encoding.
 const MaxFrameStats = 64
+
+// MaxResyncDetail is the longest detail a NetMessageResyncRequest may carry (a
+// client truncates its replica's error to it): its payload cap leaves room for
+// it with every other field at its largest encoding.
+const MaxResyncDetail = 200
 
 // MessageInfo is one row of the message table.
 type MessageInfo struct {
@@ -77,6 +82,7 @@ var messages = [...]MessageInfo{
 	{6, ClientToServer, false, 4 * kiB, typeOf((*pb.NetMessageXDumpRequest)(nil))},
 	{7, ClientToServer, true, 256 * kiB, typeOf((*pb.NetMessageLiveEditRequest)(nil))},
 	{8, ClientToServer, true, 32, typeOf((*pb.NetMessageDebugCommand)(nil))},
+	{9, ClientToServer, false, 256, typeOf((*pb.NetMessageResyncRequest)(nil))},
 
 	{64, ServerToClient, false, 1 * kiB, typeOf((*pb.NetMessageLoginResult)(nil))},
 	{65, ServerToClient, false, 4 * miB, typeOf((*pb.NetMessageRegionChange)(nil))},

@@ -48,7 +48,7 @@ func TestMessageTable(t *testing.T) {
 			t.Errorf("%s: a NetMessage must be in the id table, and only a NetMessage", name)
 		}
 	}
-	if s := protocol.ID(9).String(); s != "ID(9)" {
+	if s := protocol.ID(63).String(); s != "ID(63)" {
 		t.Errorf("unknown id String = %q", s)
 	}
 	if _, ok := protocol.Lookup(1000); ok {
@@ -137,7 +137,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		want    error
 	}{
 		{"id 0", 0, nil, protocol.ErrUnknownID},
-		{"unassigned id", 9, nil, protocol.ErrUnknownID},
+		{"unassigned id", 63, nil, protocol.ErrUnknownID},
 		{"id past the table", 4000, nil, protocol.ErrUnknownID},
 		{"over the id's cap", 68, make([]byte, 17), protocol.ErrTooLarge},
 		{"truncated field", 66, []byte{0x08}, protocol.ErrBadPayload},

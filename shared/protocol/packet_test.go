@@ -154,8 +154,8 @@ func TestPacketLimits(t *testing.T) {
 		}
 	}
 	var p protocol.Packet
-	if err := p.AppendRaw(9, nil); !errors.Is(err, protocol.ErrUnknownID) {
-		t.Errorf("AppendRaw(9): %v", err)
+	if err := p.AppendRaw(63, nil); !errors.Is(err, protocol.ErrUnknownID) {
+		t.Errorf("AppendRaw(63): %v", err)
 	}
 }
 
@@ -194,7 +194,7 @@ func malformed() []struct {
 		{"oversized body", protocol.Reader{Limits: small}, append(hdr(100, protocol.CommandData), make([]byte, 100)...), protocol.ErrTooLarge, 2, 0},
 		{"oversized body, size field only", protocol.Reader{Limits: small}, hdr(protocol.MaxBodySize, protocol.CommandData), protocol.ErrTooLarge, 2, 0},
 		{"unknown id 0", protocol.Reader{}, data(0, 0), protocol.ErrUnknownID, 6, 0},
-		{"unknown id 9", protocol.Reader{}, data(append(frame, 9, 0)...), protocol.ErrUnknownID, 10, 1},
+		{"unknown id 63", protocol.Reader{}, data(append(frame, 63, 0)...), protocol.ErrUnknownID, 10, 1},
 		{"unknown id 2^32", protocol.Reader{}, data(0x80, 0x80, 0x80, 0x80, 0x10, 0), protocol.ErrUnknownID, 6, 0},
 		{"wrong direction", protocol.Reader{From: protocol.ClientToServer}, data(frame...), protocol.ErrWrongDirection, 6, 0},
 		{"varint overflow in id", protocol.Reader{}, data(0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01), protocol.ErrVarintOverflow, 6, 0},
@@ -259,12 +259,12 @@ func TestReaderBadPayload(t *testing.T) {
 
 func TestErrorText(t *testing.T) {
 	var r protocol.Reader
-	_, err := r.Reset([]byte{1, 0, 3, 0, 0, 5, 9, 0, 0})
+	_, err := r.Reset([]byte{1, 0, 3, 0, 0, 5, 63, 0, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Next()
-	want := "protocol: unknown message id at offset 6 (message id): id 9"
+	want := "protocol: unknown message id at offset 6 (message id): id 63"
 	if got := fmt.Sprint(r.Err()); got != want {
 		t.Errorf("error text %q, want %q", got, want)
 	}

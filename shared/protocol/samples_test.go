@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
@@ -28,6 +29,8 @@ func samples() []proto.Message {
 		&pb.NetMessageXDumpRequest{RequestId: 1, Command: "xdump entity *"},
 		&pb.NetMessageLiveEditRequest{RequestId: 2, Records: "entity id=5 x=10\n"},
 		&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_STEP, Frames: 3},
+		&pb.NetMessageResyncRequest{Reason: pb.ResyncReason_RESYNC_REASON_UNKNOWN_ENTITY, ServerFrame: 3400,
+			Detail: "replica: message for an unknown entity (NetMessageEntityDestroy, entity 77, frame 3400): destroy"},
 		&pb.NetMessageLoginResult{PlayerEntityId: 1001, Role: pb.Role_ROLE_DEITY, ServerFrame: 3390, ProtocolVersion: protocol.Version},
 		&pb.NetMessageRegionChange{RegionId: 1, Tables: tables, TablesHash: sum[:], ServerFrame: 3390},
 		&pb.NetMessageServerFrame{Frame: 3403, LastInputSeq: 14},
@@ -59,6 +62,8 @@ func maximal() []proto.Message {
 		&pb.NetMessageFire{InputSeq: u32, ClientFrame: u64, Target: p, TargetEntity: &u64},
 		&pb.NetMessagePing{ClientTimeMicros: u64, ClientFrame: u64},
 		&pb.NetMessageDebugCommand{Op: pb.DebugOp(math.MinInt32), Frames: u32},
+		&pb.NetMessageResyncRequest{Reason: pb.ResyncReason(math.MinInt32), ServerFrame: u64,
+			Detail: strings.Repeat("\U0010FFFF", protocol.MaxResyncDetail/4)},
 		&pb.NetMessageServerFrame{Frame: u64, LastInputSeq: u32, Paused: true},
 		&pb.NetMessageEntityDestroy{IdEntity: u64},
 		&pb.NetMessagePong{ClientTimeMicros: u64, ClientFrame: u64, ServerFrame: u64},

@@ -44,7 +44,9 @@
 // Inconsistent server data (a destroy or update of an unknown entity, a tables
 // hash mismatch, an archive that does not decode) never panics: the message is
 // dropped, the error is logged and counted, and ResyncReason reports that the
-// client should ask for a fresh copy of the world.
+// client should ask for a fresh copy of the world: TakeResyncRequest gives the
+// one NetMessageResyncRequest to send, and the server's answer, a region change
+// followed by creates of everything in view, replaces the world.
 //
 // Determinism: no wall clock, no global random source, entities kept in id order,
 // no map iteration.

@@ -103,16 +103,19 @@ func (o *Options) defaults() {
 
 // Stats counts what a Replica received and did with it.
 type Stats struct {
-	Packets       int // server frames received
-	StalePackets  int // frames received after a newer one (ignored)
-	MissedFrames  int // gaps in the server frame sequence
-	StaleUpdates  int // locomotion updates older than the state they would change
-	Errors        int // inconsistencies (see Error)
-	LateInputs    int // inputs the server applied after the frame they were stamped with
-	Rebases       int // prediction restarted from the server's state (too far behind or ahead)
-	PowerResults  int
-	ServerErrors  int // NetMessageError received
-	LastServerErr string
+	Packets      int // server frames received
+	StalePackets int // frames received after a newer one (ignored)
+	MissedFrames int // gaps in the server frame sequence
+	StaleUpdates int // locomotion updates older than the state they would change
+	Errors       int // inconsistencies (see Error)
+	LateInputs   int // inputs the server applied after the frame they were stamped with
+	Rebases      int // prediction restarted from the server's state (too far behind or ahead)
+	PowerResults int
+	ServerErrors int // NetMessageError received
+	// ResyncRequests counts TakeResyncRequest's requests; Resyncs the region
+	// changes that answered one.
+	ResyncRequests, Resyncs int
+	LastServerErr           string
 }
 
 // Replica is a client's copy of the region: remote entities as the server sent
@@ -124,23 +127,24 @@ type Replica struct {
 	game   *sim.Game // prediction: the region's navmesh, props and the own avatar
 	region int32
 
-	player   uint64 // the own avatar's server id (0: none)
-	role     pb.Role
-	ents     []*entity // sorted by id
-	frame    uint64    // last server frame received
-	inFrame  bool      // a packet's messages are being received
-	repeat   bool      // the current packet repeats the newest frame (the server is paused)
-	stale    bool      // the current packet is older than the newest one
-	paused   bool
-	lastAck  uint32
-	clock    Clock
-	resync   error
-	stats    Stats
-	drift    driftLog
-	results  []sim.PowerResult // of the last packet
-	pending  []sim.PowerResult // since the last TakePowerResults
-	pred     predictor
-	unpacker *archive.Archive
+	player    uint64 // the own avatar's server id (0: none)
+	role      pb.Role
+	ents      []*entity // sorted by id
+	frame     uint64    // last server frame received
+	inFrame   bool      // a packet's messages are being received
+	repeat    bool      // the current packet repeats the newest frame (the server is paused)
+	stale     bool      // the current packet is older than the newest one
+	paused    bool
+	lastAck   uint32
+	clock     Clock
+	resync    error
+	requested bool // a resync request for resync is out (TakeResyncRequest)
+	stats     Stats
+	drift     driftLog
+	results   []sim.PowerResult // of the last packet
+	pending   []sim.PowerResult // since the last TakePowerResults
+	pred      predictor
+	unpacker  *archive.Archive
 }
 
 // entity is a replicated entity: its identity and its last known state.
@@ -237,8 +241,9 @@ func (r *Replica) TakePowerResults(dst []sim.PowerResult) []sim.PowerResult {
 	return dst
 }
 
-// ResyncReason returns the first inconsistency since the last Reset, or nil: when
-// it is not nil the client should get a fresh copy of the world (log in again).
+// ResyncReason returns the first inconsistency since the last Reset or region
+// change, or nil: when it is not nil the client should get a fresh copy of the
+// world (TakeResyncRequest).
 func (r *Replica) ResyncReason() error { return r.resync }
 
 // Len returns the number of replicated entities.
@@ -352,7 +357,7 @@ func (r *Replica) handle(now time.Duration, m proto.Message) {
 func isClientMessage(m proto.Message) bool {
 	switch m.(type) {
 	case *pb.NetMessageLogin, *pb.NetMessageMoveTo, *pb.NetMessageStop, *pb.NetMessageFire,
-		*pb.NetMessagePing, *pb.NetMessageXDumpRequest, *pb.NetMessageLiveEditRequest, *pb.NetMessageDebugCommand:
+		*pb.NetMessagePing, *pb.NetMessageXDumpRequest, *pb.NetMessageLiveEditRequest, *pb.NetMessageDebugCommand, *pb.NetMessageResyncRequest:
 		return true
 	}
 	return false
@@ -382,6 +387,7 @@ func (r *Replica) regionChange(now time.Duration, m *pb.NetMessageRegionChange) 
 	r.world, r.game, r.region = w, g, m.GetRegionId()
 	r.ents = r.ents[:0]
 	r.pred.reset(g)
+	r.resynced()
 	if f := m.GetServerFrame(); f > r.frame {
 		r.frame = f
 	}

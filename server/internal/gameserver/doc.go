@@ -40,6 +40,10 @@
 // snapshot restored into the new world (navmeshes and blackout zones rebuilt),
 // and every client gets the new region change and its entities again.
 //
+// A client whose replica found inconsistent data asks for a resync; it gets
+// what a fresh join gets (resync.go), at most a few times per session before it
+// is disconnected as a flood.
+//
 // Disconnects carry a websocket close code of 4000 plus the pb.ErrorCode and the
 // reason text, after a NetMessageError; a slow consumer, which would not read
 // them, is cut at once. Avatars are sim.Entity Database archives, saved on

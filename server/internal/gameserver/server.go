@@ -403,21 +403,10 @@ func (s *Server) join(c *session, saved []byte) {
 	s.byName[c.name] = c
 	s.sessions = append(s.sessions, c)
 	c.joined = true
-	f := s.game.Frame()
-	rc := &pb.NetMessageRegionChange{RegionId: s.region, Tables: s.tables, TablesHash: s.hash, ServerFrame: f}
-	lr := &pb.NetMessageLoginResult{PlayerEntityId: uint64(c.avatar), Role: c.role, ServerFrame: f,
-		ProtocolVersion: protocol.Version}
-	var pk protocol.Packet
-	pk.Limits = serverPacketLimits
-	if err := pk.Append(lr); err != nil {
-		c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, err.Error())
+	s.sendRegion(c)
+	if c.closed() {
 		return
 	}
-	if err := pk.Append(rc); err != nil {
-		c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, err.Error())
-		return
-	}
-	s.send(c, slices.Clone(pk.Bytes()), 2)
 	s.log.Info("login", "session", c.id, "name", c.name, "role", c.role, "avatar", c.avatar)
 }
 

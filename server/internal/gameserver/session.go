@@ -55,6 +55,7 @@ type session struct {
 	aoiValid  bool
 	draw      bool
 	add, rem  []uint64
+	rs        resyncState // resync.go
 }
 
 type queuedInput struct {
@@ -423,6 +424,11 @@ func (s *Server) drain(c *session) {
 			continue
 		case *pb.NetMessageLiveEditRequest:
 			c.replies = append(c.replies, s.liveEdit(c, m))
+			continue
+		case *pb.NetMessageResyncRequest:
+			if !s.resync(c, m) {
+				return
+			}
 			continue
 		default:
 			c.fail(pb.ErrorCode_ERROR_CODE_BAD_PACKET, fmt.Sprintf("unexpected %T after login", m))

@@ -162,6 +162,72 @@ func (ErrorCode) EnumDescriptor() ([]byte, []int) {
 	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{1}
 }
 
+// Why a client asks for a resync: the kind of inconsistency its replica found
+// in what the server sent (shared/replica's sentinel errors).
+type ResyncReason int32
+
+const (
+	ResyncReason_RESYNC_REASON_NONE           ResyncReason = 0
+	ResyncReason_RESYNC_REASON_UNKNOWN_ENTITY ResyncReason = 1 // an update or destroy of an entity it does not hold
+	ResyncReason_RESYNC_REASON_DUPLICATE      ResyncReason = 2 // a create of an entity it holds
+	ResyncReason_RESYNC_REASON_HASH_MISMATCH  ResyncReason = 3 // region tables that do not match their hash
+	ResyncReason_RESYNC_REASON_BAD_TABLES     ResyncReason = 4 // region tables that do not build a world
+	ResyncReason_RESYNC_REASON_NO_REGION      ResyncReason = 5 // entities before any region
+	ResyncReason_RESYNC_REASON_BAD_ARCHIVE    ResyncReason = 6 // an archive that does not decode
+	ResyncReason_RESYNC_REASON_OTHER          ResyncReason = 7
+)
+
+// Enum value maps for ResyncReason.
+var (
+	ResyncReason_name = map[int32]string{
+		0: "RESYNC_REASON_NONE",
+		1: "RESYNC_REASON_UNKNOWN_ENTITY",
+		2: "RESYNC_REASON_DUPLICATE",
+		3: "RESYNC_REASON_HASH_MISMATCH",
+		4: "RESYNC_REASON_BAD_TABLES",
+		5: "RESYNC_REASON_NO_REGION",
+		6: "RESYNC_REASON_BAD_ARCHIVE",
+		7: "RESYNC_REASON_OTHER",
+	}
+	ResyncReason_value = map[string]int32{
+		"RESYNC_REASON_NONE":           0,
+		"RESYNC_REASON_UNKNOWN_ENTITY": 1,
+		"RESYNC_REASON_DUPLICATE":      2,
+		"RESYNC_REASON_HASH_MISMATCH":  3,
+		"RESYNC_REASON_BAD_TABLES":     4,
+		"RESYNC_REASON_NO_REGION":      5,
+		"RESYNC_REASON_BAD_ARCHIVE":    6,
+		"RESYNC_REASON_OTHER":          7,
+	}
+)
+
+func (x ResyncReason) Enum() *ResyncReason {
+	p := new(ResyncReason)
+	*p = x
+	return p
+}
+
+func (x ResyncReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ResyncReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_shared_protocol_pb_twinframe_proto_enumTypes[2].Descriptor()
+}
+
+func (ResyncReason) Type() protoreflect.EnumType {
+	return &file_shared_protocol_pb_twinframe_proto_enumTypes[2]
+}
+
+func (x ResyncReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ResyncReason.Descriptor instead.
+func (ResyncReason) EnumDescriptor() ([]byte, []int) {
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{2}
+}
+
 // What a NetMessageDebugCommand asks for.
 type DebugOp int32
 
@@ -205,11 +271,11 @@ func (x DebugOp) String() string {
 }
 
 func (DebugOp) Descriptor() protoreflect.EnumDescriptor {
-	return file_shared_protocol_pb_twinframe_proto_enumTypes[2].Descriptor()
+	return file_shared_protocol_pb_twinframe_proto_enumTypes[3].Descriptor()
 }
 
 func (DebugOp) Type() protoreflect.EnumType {
-	return &file_shared_protocol_pb_twinframe_proto_enumTypes[2]
+	return &file_shared_protocol_pb_twinframe_proto_enumTypes[3]
 }
 
 func (x DebugOp) Number() protoreflect.EnumNumber {
@@ -218,7 +284,7 @@ func (x DebugOp) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use DebugOp.Descriptor instead.
 func (DebugOp) EnumDescriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{2}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{3}
 }
 
 // A world-space point, as the game's NetStructPoint3.
@@ -1147,6 +1213,70 @@ func (x *NetMessageDebugCommand) GetFrames() uint32 {
 	return 0
 }
 
+// The client's replica found inconsistent server data: the server answers at
+// its next frame boundary with what a fresh join gets (login result, region
+// change, then creates of everything in the client's area of interest).
+// Requests are rate-limited per session; a flood is disconnected.
+type NetMessageResyncRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reason        ResyncReason           `protobuf:"varint,1,opt,name=reason,proto3,enum=twinframe.protocol.ResyncReason" json:"reason,omitempty"`
+	Detail        string                 `protobuf:"bytes,2,opt,name=detail,proto3" json:"detail,omitempty"`            // the replica's error, for the server's log (capped by the id table)
+	ServerFrame   uint64                 `protobuf:"varint,3,opt,name=serverFrame,proto3" json:"serverFrame,omitempty"` // the newest server frame the client had
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NetMessageResyncRequest) Reset() {
+	*x = NetMessageResyncRequest{}
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetMessageResyncRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetMessageResyncRequest) ProtoMessage() {}
+
+func (x *NetMessageResyncRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetMessageResyncRequest.ProtoReflect.Descriptor instead.
+func (*NetMessageResyncRequest) Descriptor() ([]byte, []int) {
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *NetMessageResyncRequest) GetReason() ResyncReason {
+	if x != nil {
+		return x.Reason
+	}
+	return ResyncReason_RESYNC_REASON_NONE
+}
+
+func (x *NetMessageResyncRequest) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
+func (x *NetMessageResyncRequest) GetServerFrame() uint64 {
+	if x != nil {
+		return x.ServerFrame
+	}
+	return 0
+}
+
 // The answer to NetMessageLogin; error set means refused.
 type NetMessageLoginResult struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
@@ -1162,7 +1292,7 @@ type NetMessageLoginResult struct {
 
 func (x *NetMessageLoginResult) Reset() {
 	*x = NetMessageLoginResult{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[15]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1174,7 +1304,7 @@ func (x *NetMessageLoginResult) String() string {
 func (*NetMessageLoginResult) ProtoMessage() {}
 
 func (x *NetMessageLoginResult) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[15]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1187,7 +1317,7 @@ func (x *NetMessageLoginResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLoginResult.ProtoReflect.Descriptor instead.
 func (*NetMessageLoginResult) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{15}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *NetMessageLoginResult) GetPlayerEntityId() uint64 {
@@ -1247,7 +1377,7 @@ type NetMessageRegionChange struct {
 
 func (x *NetMessageRegionChange) Reset() {
 	*x = NetMessageRegionChange{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[16]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1259,7 +1389,7 @@ func (x *NetMessageRegionChange) String() string {
 func (*NetMessageRegionChange) ProtoMessage() {}
 
 func (x *NetMessageRegionChange) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[16]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1272,7 +1402,7 @@ func (x *NetMessageRegionChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageRegionChange.ProtoReflect.Descriptor instead.
 func (*NetMessageRegionChange) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{16}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *NetMessageRegionChange) GetRegionId() int32 {
@@ -1315,7 +1445,7 @@ type NetMessageServerFrame struct {
 
 func (x *NetMessageServerFrame) Reset() {
 	*x = NetMessageServerFrame{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[17]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1327,7 +1457,7 @@ func (x *NetMessageServerFrame) String() string {
 func (*NetMessageServerFrame) ProtoMessage() {}
 
 func (x *NetMessageServerFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[17]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1340,7 +1470,7 @@ func (x *NetMessageServerFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageServerFrame.ProtoReflect.Descriptor instead.
 func (*NetMessageServerFrame) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{17}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *NetMessageServerFrame) GetFrame() uint64 {
@@ -1375,7 +1505,7 @@ type NetMessageEntityCreate struct {
 
 func (x *NetMessageEntityCreate) Reset() {
 	*x = NetMessageEntityCreate{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[18]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1387,7 +1517,7 @@ func (x *NetMessageEntityCreate) String() string {
 func (*NetMessageEntityCreate) ProtoMessage() {}
 
 func (x *NetMessageEntityCreate) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[18]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1400,7 +1530,7 @@ func (x *NetMessageEntityCreate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageEntityCreate.ProtoReflect.Descriptor instead.
 func (*NetMessageEntityCreate) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{18}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *NetMessageEntityCreate) GetBaseData() []byte {
@@ -1427,7 +1557,7 @@ type NetMessageEntityDestroy struct {
 
 func (x *NetMessageEntityDestroy) Reset() {
 	*x = NetMessageEntityDestroy{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[19]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1439,7 +1569,7 @@ func (x *NetMessageEntityDestroy) String() string {
 func (*NetMessageEntityDestroy) ProtoMessage() {}
 
 func (x *NetMessageEntityDestroy) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[19]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1452,7 +1582,7 @@ func (x *NetMessageEntityDestroy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageEntityDestroy.ProtoReflect.Descriptor instead.
 func (*NetMessageEntityDestroy) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{19}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *NetMessageEntityDestroy) GetIdEntity() uint64 {
@@ -1472,7 +1602,7 @@ type NetMessageLocomotionStateUpdate struct {
 
 func (x *NetMessageLocomotionStateUpdate) Reset() {
 	*x = NetMessageLocomotionStateUpdate{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[20]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1484,7 +1614,7 @@ func (x *NetMessageLocomotionStateUpdate) String() string {
 func (*NetMessageLocomotionStateUpdate) ProtoMessage() {}
 
 func (x *NetMessageLocomotionStateUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[20]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1497,7 +1627,7 @@ func (x *NetMessageLocomotionStateUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLocomotionStateUpdate.ProtoReflect.Descriptor instead.
 func (*NetMessageLocomotionStateUpdate) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{20}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *NetMessageLocomotionStateUpdate) GetArchiveData() []byte {
@@ -1517,7 +1647,7 @@ type NetMessagePowerResult struct {
 
 func (x *NetMessagePowerResult) Reset() {
 	*x = NetMessagePowerResult{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[21]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1529,7 +1659,7 @@ func (x *NetMessagePowerResult) String() string {
 func (*NetMessagePowerResult) ProtoMessage() {}
 
 func (x *NetMessagePowerResult) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[21]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1542,7 +1672,7 @@ func (x *NetMessagePowerResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessagePowerResult.ProtoReflect.Descriptor instead.
 func (*NetMessagePowerResult) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{21}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *NetMessagePowerResult) GetArchiveData() []byte {
@@ -1564,7 +1694,7 @@ type NetMessagePong struct {
 
 func (x *NetMessagePong) Reset() {
 	*x = NetMessagePong{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[22]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1576,7 +1706,7 @@ func (x *NetMessagePong) String() string {
 func (*NetMessagePong) ProtoMessage() {}
 
 func (x *NetMessagePong) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[22]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1589,7 +1719,7 @@ func (x *NetMessagePong) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessagePong.ProtoReflect.Descriptor instead.
 func (*NetMessagePong) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{22}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *NetMessagePong) GetClientTimeMicros() uint64 {
@@ -1625,7 +1755,7 @@ type NetMessageXDumpResponse struct {
 
 func (x *NetMessageXDumpResponse) Reset() {
 	*x = NetMessageXDumpResponse{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[23]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1637,7 +1767,7 @@ func (x *NetMessageXDumpResponse) String() string {
 func (*NetMessageXDumpResponse) ProtoMessage() {}
 
 func (x *NetMessageXDumpResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[23]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1650,7 +1780,7 @@ func (x *NetMessageXDumpResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageXDumpResponse.ProtoReflect.Descriptor instead.
 func (*NetMessageXDumpResponse) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{23}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *NetMessageXDumpResponse) GetRequestId() uint32 {
@@ -1687,7 +1817,7 @@ type NetMessageLiveEditResponse struct {
 
 func (x *NetMessageLiveEditResponse) Reset() {
 	*x = NetMessageLiveEditResponse{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[24]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1699,7 +1829,7 @@ func (x *NetMessageLiveEditResponse) String() string {
 func (*NetMessageLiveEditResponse) ProtoMessage() {}
 
 func (x *NetMessageLiveEditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[24]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1712,7 +1842,7 @@ func (x *NetMessageLiveEditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLiveEditResponse.ProtoReflect.Descriptor instead.
 func (*NetMessageLiveEditResponse) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{24}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *NetMessageLiveEditResponse) GetRequestId() uint32 {
@@ -1751,7 +1881,7 @@ type NetMessageDebugDraw struct {
 
 func (x *NetMessageDebugDraw) Reset() {
 	*x = NetMessageDebugDraw{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[25]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1763,7 +1893,7 @@ func (x *NetMessageDebugDraw) String() string {
 func (*NetMessageDebugDraw) ProtoMessage() {}
 
 func (x *NetMessageDebugDraw) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[25]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1776,7 +1906,7 @@ func (x *NetMessageDebugDraw) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageDebugDraw.ProtoReflect.Descriptor instead.
 func (*NetMessageDebugDraw) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{25}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *NetMessageDebugDraw) GetFrame() uint64 {
@@ -1839,7 +1969,7 @@ type NetMessageServerFrameStats struct {
 
 func (x *NetMessageServerFrameStats) Reset() {
 	*x = NetMessageServerFrameStats{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1851,7 +1981,7 @@ func (x *NetMessageServerFrameStats) String() string {
 func (*NetMessageServerFrameStats) ProtoMessage() {}
 
 func (x *NetMessageServerFrameStats) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1864,7 +1994,7 @@ func (x *NetMessageServerFrameStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageServerFrameStats.ProtoReflect.Descriptor instead.
 func (*NetMessageServerFrameStats) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{26}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *NetMessageServerFrameStats) GetFrame() uint64 {
@@ -1914,7 +2044,7 @@ type NetMessageError struct {
 
 func (x *NetMessageError) Reset() {
 	*x = NetMessageError{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1926,7 +2056,7 @@ func (x *NetMessageError) String() string {
 func (*NetMessageError) ProtoMessage() {}
 
 func (x *NetMessageError) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1939,7 +2069,7 @@ func (x *NetMessageError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageError.ProtoReflect.Descriptor instead.
 func (*NetMessageError) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{27}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *NetMessageError) GetCode() ErrorCode {
@@ -2032,7 +2162,11 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\arecords\x18\x02 \x01(\tR\arecords\"]\n" +
 	"\x16NetMessageDebugCommand\x12+\n" +
 	"\x02op\x18\x01 \x01(\x0e2\x1b.twinframe.protocol.DebugOpR\x02op\x12\x16\n" +
-	"\x06frames\x18\x02 \x01(\rR\x06frames\"\x8c\x02\n" +
+	"\x06frames\x18\x02 \x01(\rR\x06frames\"\x8d\x01\n" +
+	"\x17NetMessageResyncRequest\x128\n" +
+	"\x06reason\x18\x01 \x01(\x0e2 .twinframe.protocol.ResyncReasonR\x06reason\x12\x16\n" +
+	"\x06detail\x18\x02 \x01(\tR\x06detail\x12 \n" +
+	"\vserverFrame\x18\x03 \x01(\x04R\vserverFrame\"\x8c\x02\n" +
 	"\x15NetMessageLoginResult\x12&\n" +
 	"\x0eplayerEntityId\x18\x01 \x01(\x04R\x0eplayerEntityId\x12,\n" +
 	"\x04role\x18\x02 \x01(\x0e2\x18.twinframe.protocol.RoleR\x04role\x12 \n" +
@@ -2108,7 +2242,16 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x13ERROR_CODE_REPLACED\x10\n" +
 	"\x12\x17\n" +
 	"\x13ERROR_CODE_SHUTDOWN\x10\v\x12\x17\n" +
-	"\x13ERROR_CODE_INTERNAL\x10\f*\x85\x01\n" +
+	"\x13ERROR_CODE_INTERNAL\x10\f*\xf9\x01\n" +
+	"\fResyncReason\x12\x16\n" +
+	"\x12RESYNC_REASON_NONE\x10\x00\x12 \n" +
+	"\x1cRESYNC_REASON_UNKNOWN_ENTITY\x10\x01\x12\x1b\n" +
+	"\x17RESYNC_REASON_DUPLICATE\x10\x02\x12\x1f\n" +
+	"\x1bRESYNC_REASON_HASH_MISMATCH\x10\x03\x12\x1c\n" +
+	"\x18RESYNC_REASON_BAD_TABLES\x10\x04\x12\x1b\n" +
+	"\x17RESYNC_REASON_NO_REGION\x10\x05\x12\x1d\n" +
+	"\x19RESYNC_REASON_BAD_ARCHIVE\x10\x06\x12\x17\n" +
+	"\x13RESYNC_REASON_OTHER\x10\a*\x85\x01\n" +
 	"\aDebugOp\x12\x11\n" +
 	"\rDEBUG_OP_NONE\x10\x00\x12\x12\n" +
 	"\x0eDEBUG_OP_PAUSE\x10\x01\x12\x11\n" +
@@ -2129,59 +2272,62 @@ func file_shared_protocol_pb_twinframe_proto_rawDescGZIP() []byte {
 	return file_shared_protocol_pb_twinframe_proto_rawDescData
 }
 
-var file_shared_protocol_pb_twinframe_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_shared_protocol_pb_twinframe_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_shared_protocol_pb_twinframe_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_shared_protocol_pb_twinframe_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_shared_protocol_pb_twinframe_proto_goTypes = []any{
 	(Role)(0),                               // 0: twinframe.protocol.Role
 	(ErrorCode)(0),                          // 1: twinframe.protocol.ErrorCode
-	(DebugOp)(0),                            // 2: twinframe.protocol.DebugOp
-	(*NetStructPoint3)(nil),                 // 3: twinframe.protocol.NetStructPoint3
-	(*NetStructConfigFile)(nil),             // 4: twinframe.protocol.NetStructConfigFile
-	(*NetStructDebugSegment)(nil),           // 5: twinframe.protocol.NetStructDebugSegment
-	(*NetStructDebugCircle)(nil),            // 6: twinframe.protocol.NetStructDebugCircle
-	(*NetStructDebugPoint)(nil),             // 7: twinframe.protocol.NetStructDebugPoint
-	(*NetStructDebugPolygon)(nil),           // 8: twinframe.protocol.NetStructDebugPolygon
-	(*NetStructDebugText)(nil),              // 9: twinframe.protocol.NetStructDebugText
-	(*NetMessageLogin)(nil),                 // 10: twinframe.protocol.NetMessageLogin
-	(*NetMessageMoveTo)(nil),                // 11: twinframe.protocol.NetMessageMoveTo
-	(*NetMessageStop)(nil),                  // 12: twinframe.protocol.NetMessageStop
-	(*NetMessageFire)(nil),                  // 13: twinframe.protocol.NetMessageFire
-	(*NetMessagePing)(nil),                  // 14: twinframe.protocol.NetMessagePing
-	(*NetMessageXDumpRequest)(nil),          // 15: twinframe.protocol.NetMessageXDumpRequest
-	(*NetMessageLiveEditRequest)(nil),       // 16: twinframe.protocol.NetMessageLiveEditRequest
-	(*NetMessageDebugCommand)(nil),          // 17: twinframe.protocol.NetMessageDebugCommand
-	(*NetMessageLoginResult)(nil),           // 18: twinframe.protocol.NetMessageLoginResult
-	(*NetMessageRegionChange)(nil),          // 19: twinframe.protocol.NetMessageRegionChange
-	(*NetMessageServerFrame)(nil),           // 20: twinframe.protocol.NetMessageServerFrame
-	(*NetMessageEntityCreate)(nil),          // 21: twinframe.protocol.NetMessageEntityCreate
-	(*NetMessageEntityDestroy)(nil),         // 22: twinframe.protocol.NetMessageEntityDestroy
-	(*NetMessageLocomotionStateUpdate)(nil), // 23: twinframe.protocol.NetMessageLocomotionStateUpdate
-	(*NetMessagePowerResult)(nil),           // 24: twinframe.protocol.NetMessagePowerResult
-	(*NetMessagePong)(nil),                  // 25: twinframe.protocol.NetMessagePong
-	(*NetMessageXDumpResponse)(nil),         // 26: twinframe.protocol.NetMessageXDumpResponse
-	(*NetMessageLiveEditResponse)(nil),      // 27: twinframe.protocol.NetMessageLiveEditResponse
-	(*NetMessageDebugDraw)(nil),             // 28: twinframe.protocol.NetMessageDebugDraw
-	(*NetMessageServerFrameStats)(nil),      // 29: twinframe.protocol.NetMessageServerFrameStats
-	(*NetMessageError)(nil),                 // 30: twinframe.protocol.NetMessageError
+	(ResyncReason)(0),                       // 2: twinframe.protocol.ResyncReason
+	(DebugOp)(0),                            // 3: twinframe.protocol.DebugOp
+	(*NetStructPoint3)(nil),                 // 4: twinframe.protocol.NetStructPoint3
+	(*NetStructConfigFile)(nil),             // 5: twinframe.protocol.NetStructConfigFile
+	(*NetStructDebugSegment)(nil),           // 6: twinframe.protocol.NetStructDebugSegment
+	(*NetStructDebugCircle)(nil),            // 7: twinframe.protocol.NetStructDebugCircle
+	(*NetStructDebugPoint)(nil),             // 8: twinframe.protocol.NetStructDebugPoint
+	(*NetStructDebugPolygon)(nil),           // 9: twinframe.protocol.NetStructDebugPolygon
+	(*NetStructDebugText)(nil),              // 10: twinframe.protocol.NetStructDebugText
+	(*NetMessageLogin)(nil),                 // 11: twinframe.protocol.NetMessageLogin
+	(*NetMessageMoveTo)(nil),                // 12: twinframe.protocol.NetMessageMoveTo
+	(*NetMessageStop)(nil),                  // 13: twinframe.protocol.NetMessageStop
+	(*NetMessageFire)(nil),                  // 14: twinframe.protocol.NetMessageFire
+	(*NetMessagePing)(nil),                  // 15: twinframe.protocol.NetMessagePing
+	(*NetMessageXDumpRequest)(nil),          // 16: twinframe.protocol.NetMessageXDumpRequest
+	(*NetMessageLiveEditRequest)(nil),       // 17: twinframe.protocol.NetMessageLiveEditRequest
+	(*NetMessageDebugCommand)(nil),          // 18: twinframe.protocol.NetMessageDebugCommand
+	(*NetMessageResyncRequest)(nil),         // 19: twinframe.protocol.NetMessageResyncRequest
+	(*NetMessageLoginResult)(nil),           // 20: twinframe.protocol.NetMessageLoginResult
+	(*NetMessageRegionChange)(nil),          // 21: twinframe.protocol.NetMessageRegionChange
+	(*NetMessageServerFrame)(nil),           // 22: twinframe.protocol.NetMessageServerFrame
+	(*NetMessageEntityCreate)(nil),          // 23: twinframe.protocol.NetMessageEntityCreate
+	(*NetMessageEntityDestroy)(nil),         // 24: twinframe.protocol.NetMessageEntityDestroy
+	(*NetMessageLocomotionStateUpdate)(nil), // 25: twinframe.protocol.NetMessageLocomotionStateUpdate
+	(*NetMessagePowerResult)(nil),           // 26: twinframe.protocol.NetMessagePowerResult
+	(*NetMessagePong)(nil),                  // 27: twinframe.protocol.NetMessagePong
+	(*NetMessageXDumpResponse)(nil),         // 28: twinframe.protocol.NetMessageXDumpResponse
+	(*NetMessageLiveEditResponse)(nil),      // 29: twinframe.protocol.NetMessageLiveEditResponse
+	(*NetMessageDebugDraw)(nil),             // 30: twinframe.protocol.NetMessageDebugDraw
+	(*NetMessageServerFrameStats)(nil),      // 31: twinframe.protocol.NetMessageServerFrameStats
+	(*NetMessageError)(nil),                 // 32: twinframe.protocol.NetMessageError
 }
 var file_shared_protocol_pb_twinframe_proto_depIdxs = []int32{
-	3,  // 0: twinframe.protocol.NetMessageMoveTo.target:type_name -> twinframe.protocol.NetStructPoint3
-	3,  // 1: twinframe.protocol.NetMessageFire.target:type_name -> twinframe.protocol.NetStructPoint3
-	2,  // 2: twinframe.protocol.NetMessageDebugCommand.op:type_name -> twinframe.protocol.DebugOp
-	0,  // 3: twinframe.protocol.NetMessageLoginResult.role:type_name -> twinframe.protocol.Role
-	1,  // 4: twinframe.protocol.NetMessageLoginResult.errorCode:type_name -> twinframe.protocol.ErrorCode
-	4,  // 5: twinframe.protocol.NetMessageRegionChange.tables:type_name -> twinframe.protocol.NetStructConfigFile
-	5,  // 6: twinframe.protocol.NetMessageDebugDraw.segments:type_name -> twinframe.protocol.NetStructDebugSegment
-	6,  // 7: twinframe.protocol.NetMessageDebugDraw.circles:type_name -> twinframe.protocol.NetStructDebugCircle
-	7,  // 8: twinframe.protocol.NetMessageDebugDraw.points:type_name -> twinframe.protocol.NetStructDebugPoint
-	8,  // 9: twinframe.protocol.NetMessageDebugDraw.polygons:type_name -> twinframe.protocol.NetStructDebugPolygon
-	9,  // 10: twinframe.protocol.NetMessageDebugDraw.texts:type_name -> twinframe.protocol.NetStructDebugText
-	1,  // 11: twinframe.protocol.NetMessageError.code:type_name -> twinframe.protocol.ErrorCode
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	4,  // 0: twinframe.protocol.NetMessageMoveTo.target:type_name -> twinframe.protocol.NetStructPoint3
+	4,  // 1: twinframe.protocol.NetMessageFire.target:type_name -> twinframe.protocol.NetStructPoint3
+	3,  // 2: twinframe.protocol.NetMessageDebugCommand.op:type_name -> twinframe.protocol.DebugOp
+	2,  // 3: twinframe.protocol.NetMessageResyncRequest.reason:type_name -> twinframe.protocol.ResyncReason
+	0,  // 4: twinframe.protocol.NetMessageLoginResult.role:type_name -> twinframe.protocol.Role
+	1,  // 5: twinframe.protocol.NetMessageLoginResult.errorCode:type_name -> twinframe.protocol.ErrorCode
+	5,  // 6: twinframe.protocol.NetMessageRegionChange.tables:type_name -> twinframe.protocol.NetStructConfigFile
+	6,  // 7: twinframe.protocol.NetMessageDebugDraw.segments:type_name -> twinframe.protocol.NetStructDebugSegment
+	7,  // 8: twinframe.protocol.NetMessageDebugDraw.circles:type_name -> twinframe.protocol.NetStructDebugCircle
+	8,  // 9: twinframe.protocol.NetMessageDebugDraw.points:type_name -> twinframe.protocol.NetStructDebugPoint
+	9,  // 10: twinframe.protocol.NetMessageDebugDraw.polygons:type_name -> twinframe.protocol.NetStructDebugPolygon
+	10, // 11: twinframe.protocol.NetMessageDebugDraw.texts:type_name -> twinframe.protocol.NetStructDebugText
+	1,  // 12: twinframe.protocol.NetMessageError.code:type_name -> twinframe.protocol.ErrorCode
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_shared_protocol_pb_twinframe_proto_init() }
@@ -2196,8 +2342,8 @@ func file_shared_protocol_pb_twinframe_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_shared_protocol_pb_twinframe_proto_rawDesc), len(file_shared_protocol_pb_twinframe_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   28,
+			NumEnums:      4,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -66,6 +66,7 @@ type Client struct {
 	ack     uint32
 	out     []proto.Message // responses (pongs) to send with the next frame
 	Applied []AppliedInput  // every input applied, in order (for tests)
+	Resyncs int             // resync requests answered
 }
 
 type queued struct {
@@ -161,7 +162,7 @@ func (s *Server) Logout(c *Client) {
 
 // Receive handles a client message: inputs are queued for the frame they are
 // stamped with (or the next frame if that has passed); a ping is answered with the
-// next frame's packet.
+// next frame's packet, and a resync request with a fresh copy of the world.
 func (s *Server) Receive(c *Client, m proto.Message) error {
 	q := queued{}
 	switch m := m.(type) {
@@ -176,6 +177,16 @@ func (s *Server) Receive(c *Client, m proto.Message) error {
 	case *pb.NetMessagePing:
 		c.out = append(c.out, &pb.NetMessagePong{ClientTimeMicros: m.GetClientTimeMicros(),
 			ClientFrame: m.GetClientFrame(), ServerFrame: s.Game.Frame()})
+		return nil
+	case *pb.NetMessageResyncRequest:
+		// What a fresh join gets, with the next frame: the login result and the
+		// region, then (Frame) creates of everything in view.
+		c.Resyncs++
+		c.visible, c.sent, c.walked = c.visible[:0], c.sent[:0], c.walked[:0]
+		f := s.Game.Frame()
+		c.out = append(c.out,
+			&pb.NetMessageLoginResult{PlayerEntityId: uint64(c.Avatar), Role: c.Role, ServerFrame: f, ProtocolVersion: protocol.Version},
+			&pb.NetMessageRegionChange{RegionId: s.region, Tables: s.tables, TablesHash: s.hash, ServerFrame: f})
 		return nil
 	default:
 		return fmt.Errorf("replicatest: unexpected %T", m)
