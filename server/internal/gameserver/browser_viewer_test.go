@@ -27,7 +27,7 @@ func TestBrowserViewerTools(t *testing.T) {
 	s := startServer(t, "", nil)
 	page := httptest.NewServer(s.Handler(web.Handler(web.Options{WasmDir: dir})))
 	defer page.Close()
-	b := webtest.NewTab(t, webtest.StartBrowser(t, 1100, 760))
+	b := webtest.NewTab(t, webtest.StartBrowser(t, 800, 560))
 	start := time.Now()
 	b.Do(t, chromedp.Navigate(page.URL+"/?name=tools&xdump=off"))
 	b.Poll(t, "the page to connect", `!!(window.twinframe && twinframe.connected && twinframe.avatarId > 0 && twinframe.ticks > 5)`, 2*time.Minute)
