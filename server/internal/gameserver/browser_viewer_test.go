@@ -122,9 +122,9 @@ const sliderMaxMS = 3000
 // smoothed round trip plus a frame ahead of its estimate of the server's frame, and
 // that estimate is at most half the quickest round trip (when all of it was on the
 // way up) and a frame ahead of the server; so an input whose trip grows by more
-// than rtt plus 100 ms is late. The 500 ms added make it about 10 frames late, or
-// more, on a page whose own frame time (0.4–1.5 s when starved of CPU) inflates
-// its round trip.
+// than rtt plus three frames is late. The 500 ms added make it about 7 frames late, or
+// more, however much the page's own frame time (up to 2.5 s when starved of CPU)
+// inflates its round trip.
 func latencyStep(rtt float64) int {
 	return min(int(math.Ceil((rtt+500)/10))*10, sliderMaxMS)
 }
@@ -155,7 +155,7 @@ func testLatencySlider(t *testing.T, b *webtest.Tab, from []float64) {
 	}
 	b.Poll(t, "the connection's conditions", fmt.Sprintf("twinframe.netLatency === %d && twinframe.netJitter === %d && twinframe.netBandwidth === 0",
 		latency, jitter), 10*time.Second)
-	// About 10 frames late or more: a correction for most late frames (the
+	// At least about 7 frames late: a correction for most late frames (the
 	// prediction walked a step, 0.3 m, the server had not). Five runs on a loaded
 	// machine counted 22–59; three is the bound.
 	b.Poll(t, "drift in the state", fmt.Sprintf("twinframe.corrections >= %v && twinframe.driftMax > 0.1", before[1]+3), 30*time.Second)
