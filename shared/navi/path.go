@@ -385,19 +385,6 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	}
 	cs := append(q.corners[:0], corner{p: s0, t: -1})
 	portals := q.portals
-	// addCorner appends the funnel point at portal k, on its left or right.
-	addCorner := func(p xy, k int, left bool) {
-		e := &q.ends[k]
-		s := 1 // the right end
-		if left {
-			s = 0
-		}
-		side := int8(0) // a vertex that touches no wall: the funnel point stands
-		if e.corner>>s&1 != 0 {
-			side = int8(1 - 2*s)
-		}
-		cs = append(cs, corner{p: p, c: e.p[s], vert: true, t: c[max(k-1, 0)], side: side, portal: int32(k)})
-	}
 	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
 	apex, left, right := s0, s0, s0
 	last := s0 // the last corner
@@ -414,7 +401,7 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 					break
 				}
 				if left != last {
-					addCorner(left, leftI, true)
+					cs = q.addCorner(cs, c, left, leftI, 0)
 					last = left
 				}
 				apex, apexI = left, leftI
@@ -432,7 +419,7 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 					break
 				}
 				if right != last {
-					addCorner(right, rightI, false)
+					cs = q.addCorner(cs, c, right, rightI, 1)
 					last = right
 				}
 				apex, apexI = right, rightI
@@ -461,6 +448,18 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 		pts[len(pts)-1] = end // exactly the end, as given
 	}
 	path.Points = pts
+}
+
+// addCorner appends to cs the funnel point p at portal k of corridor c, on
+// its left (s = 0) or right (s = 1). (A method, not a closure: a closure
+// that appends to cs would keep cs in memory through the funnel's loop.)
+func (q *Query) addCorner(cs []corner, c []int32, p xy, k, s int) []corner {
+	e := &q.ends[k]
+	side := int8(0) // a vertex that touches no wall: the funnel point stands
+	if e.corner>>s&1 != 0 {
+		side = int8(1 - 2*s)
+	}
+	return append(cs, corner{p: p, c: e.p[s], vert: true, t: c[max(k-1, 0)], side: side, portal: int32(k)})
 }
 
 // portalPair is a portal of the funnel, seen from its entry side.
