@@ -130,7 +130,11 @@ func (a *Archive) TransferUint64(v *uint64) {
 	if a.err != nil {
 		return
 	}
-	a.transferUvarint(v, "uint64", math.MaxUint64)
+	if a.packing {
+		a.putUvarint(*v)
+		return
+	}
+	a.uvarint(v, "uint64", math.MaxUint64)
 }
 
 // TransferInt32 moves an int32 as a zig-zag varint.
