@@ -29,19 +29,20 @@ func (a *Archive) TransferObject(s Serializer) {
 		a.failf(a.Offset(), "object", ErrTooLarge, "nesting deeper than %d", a.limits.MaxDepth)
 		return
 	}
-	a.depth++
-	defer func() { a.depth-- }()
-	if !a.IsPersistent() {
+	a.depth++ // no defer: a Serialize that panics leaves the archive unusable anyway
+	switch {
+	case !a.IsPersistent():
 		a.serialize(s)
-		return
-	}
-	a.endBoolGroup()
-	if a.packing {
+	case a.packing:
+		a.endBoolGroup()
 		a.packPersistentObject(s)
-	} else {
+		a.endBoolGroup()
+	default:
+		a.endBoolGroup()
 		a.unpackPersistentObject(s)
+		a.endBoolGroup()
 	}
-	a.endBoolGroup()
+	a.depth--
 }
 
 func (a *Archive) serialize(s Serializer) {

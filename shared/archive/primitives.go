@@ -11,20 +11,26 @@ import (
 // maxVarintLen is the longest varint a 64-bit value needs.
 const maxVarintLen = 10
 
+// putUvarint appends v as a varint. The one-byte case is inlined at every call.
 func (a *Archive) putUvarint(v uint64) {
 	if v < 0x80 {
 		a.buf = append(a.buf, byte(v))
 		return
 	}
+	a.putUvarintLong(v)
+}
+
+func (a *Archive) putUvarintLong(v uint64) {
 	n := len(a.buf)
 	if cap(a.buf)-n < maxVarintLen {
 		a.buf = slices.Grow(a.buf, maxVarintLen)
 	}
-	b := a.buf[n : n+maxVarintLen]
+	b := a.buf[n : n+maxVarintLen : n+maxVarintLen]
 	i := 0
-	for ; v >= 0x80 && i < maxVarintLen-1; i++ {
+	for v >= 0x80 {
 		b[i] = byte(v) | 0x80
 		v >>= 7
+		i++
 	}
 	b[i] = byte(v)
 	a.buf = a.buf[:n+i+1]
@@ -110,8 +116,12 @@ func (a *Archive) TransferUint32(v *uint32) {
 	if a.err != nil {
 		return
 	}
-	u := uint64(*v)
-	a.transferUvarint(&u, "uint32", math.MaxUint32)
+	if a.packing {
+		a.putUvarint(uint64(*v))
+		return
+	}
+	var u uint64
+	a.uvarint(&u, "uint32", math.MaxUint32)
 	*v = uint32(u)
 }
 
@@ -120,7 +130,11 @@ func (a *Archive) TransferUint64(v *uint64) {
 	if a.err != nil {
 		return
 	}
-	a.transferUvarint(v, "uint64", math.MaxUint64)
+	if a.packing {
+		a.putUvarint(*v)
+		return
+	}
+	a.uvarint(v, "uint64", math.MaxUint64)
 }
 
 // TransferInt32 moves an int32 as a zig-zag varint.
@@ -128,8 +142,12 @@ func (a *Archive) TransferInt32(v *int32) {
 	if a.err != nil {
 		return
 	}
-	u := uint64(zigzag32(*v))
-	a.transferUvarint(&u, "int32", math.MaxUint32)
+	if a.packing {
+		a.putUvarint(uint64(zigzag32(*v)))
+		return
+	}
+	var u uint64
+	a.uvarint(&u, "int32", math.MaxUint32)
 	*v = unzigzag32(uint32(u))
 }
 
@@ -148,8 +166,12 @@ func (a *Archive) TransferFloat32(v *float32) {
 	if a.err != nil {
 		return
 	}
-	u := uint64(math.Float32bits(*v))
-	a.transferUvarint(&u, "float32", math.MaxUint32)
+	if a.packing {
+		a.putUvarint(uint64(math.Float32bits(*v)))
+		return
+	}
+	var u uint64
+	a.uvarint(&u, "float32", math.MaxUint32)
 	*v = math.Float32frombits(uint32(u))
 }
 
@@ -168,14 +190,14 @@ func (a *Archive) TransferFloatFixed(v *float32, precision int) {
 		a.failf(a.Offset(), "float fixed", ErrMisuse, "precision %d > %d", precision, MaxPrecision)
 		return
 	}
-	scale := fixedScale(precision)
-	var u uint64
 	if a.packing {
-		u = uint64(zigzag32(FixedFromFloat(*v, precision)))
+		a.putUvarint(uint64(zigzag32(FixedFromFloat(*v, precision))))
+		return
 	}
-	a.transferUvarint(&u, "float fixed", math.MaxUint32)
-	if !a.packing && a.err == nil {
-		*v = float32(unzigzag32(uint32(u))) / scale
+	var u uint64
+	a.uvarint(&u, "float fixed", math.MaxUint32)
+	if a.err == nil {
+		*v = float32(unzigzag32(uint32(u))) / fixedScale(precision)
 	}
 }
 

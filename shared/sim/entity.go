@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"slices"
+
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
@@ -160,6 +162,16 @@ func (e *Entity) Policy() archive.Policy {
 // position, yaw, speed and the whole path with the index of the corner being walked to.
 // It reuses st.Path's storage.
 func (e *Entity) LocomotionState(st *locomotion.State, frame uint64) {
+	e.locomotionHeader(st, frame)
+	nodes := (*locoNodes)(e)
+	st.Path = st.Path[:0]
+	for i := range nodes.Len() {
+		st.Path = append(st.Path, nodes.Node(i))
+	}
+}
+
+// locomotionHeader fills st as LocomotionState does, except for the path itself.
+func (e *Entity) locomotionHeader(st *locomotion.State, frame uint64) {
 	st.Entity = uint64(e.id)
 	st.Frame = frame
 	st.Fields = locomotion.HasPosition | locomotion.HasYaw | locomotion.HasSpeed | locomotion.HasPath
@@ -169,15 +181,45 @@ func (e *Entity) LocomotionState(st *locomotion.State, frame uint64) {
 	st.Position = mgl32.Vec3{e.pos[0], e.pos[1], 0}
 	st.Yaw = e.yaw
 	st.Speed = e.speed
-	st.Path = st.Path[:0]
 	st.Goal = 0
 	if e.loco.mode != Idle {
-		n := min(len(e.loco.path), locomotion.MaxPathNodes)
-		for i, p := range e.loco.path[:n] {
-			a := e.loco.arcAt(int32(i))
-			st.Path = append(st.Path, locomotion.PathNode{Point: mgl32.Vec3{p[0], p[1], 0}, Side: a.side, Radius: a.r})
-		}
-		st.Goal = uint32(min(int(e.loco.next), n))
+		st.Goal = uint32(min(int(e.loco.next), (*locoNodes)(e).Len()))
+	}
+}
+
+// locoNodes is an entity seen as the nodes of its replicated path: a replication
+// archive packs them straight from the locomotor and unpacks them into it, with
+// no locomotion.State path in between.
+type locoNodes Entity
+
+var _ locomotion.Nodes = (*locoNodes)(nil)
+
+func (l *locoNodes) Len() int {
+	if l.loco.mode == Idle {
+		return 0
+	}
+	return min(len(l.loco.path), locomotion.MaxPathNodes)
+}
+
+func (l *locoNodes) Node(i int) locomotion.PathNode {
+	p, a := l.loco.path[i], l.loco.arcAt(int32(i))
+	return locomotion.PathNode{Point: mgl32.Vec3{p[0], p[1], 0}, Side: a.side, Radius: a.r}
+}
+
+// Resize reuses the path's storage; arcs appear only when a node turns.
+func (l *locoNodes) Resize(n int) {
+	l.loco.path = slices.Grow(l.loco.path[:0], n)[:n]
+	l.loco.arcs = l.loco.arcs[:0]
+}
+
+func (l *locoNodes) SetNode(i int, n locomotion.PathNode) {
+	l.loco.path[i] = mgl32.Vec2{n.Point[0], n.Point[1]}
+	if n.Side != locomotion.None && len(l.loco.arcs) == 0 {
+		l.loco.arcs = slices.Grow(l.loco.arcs, len(l.loco.path))[:len(l.loco.path)]
+		clear(l.loco.arcs) // the nodes before i are straight
+	}
+	if len(l.loco.arcs) > 0 {
+		l.loco.arcs[i] = arc{side: n.Side, r: n.Radius}
 	}
 }
 
@@ -232,42 +274,7 @@ func (e *Entity) Serialize(a *archive.Archive) error {
 	a.TransferInt32(&e.region)
 	a.TransferInt32(&e.owner)
 	if a.IsReplication() {
-		var st locomotion.State
-		if a.IsPacking() {
-			e.LocomotionState(&st, e.changed)
-		}
-		a.TransferObject(&st)
-		isProj := e.power.power != 0
-		a.TransferBool(&isProj)
-		if isProj {
-			e.power.serialize(a)
-		}
-		if !a.IsPacking() && a.Err() == nil {
-			e.changed = st.Frame
-			e.pos = mgl32.Vec2{st.Position[0], st.Position[1]}
-			e.yaw, e.speed = st.Yaw, st.Speed
-			e.loco = locomotor{}
-			if st.Fields&locomotion.Moving != 0 {
-				e.loco.mode = PathMove
-				e.loco.path = make([]mgl32.Vec2, len(st.Path))
-				for i, n := range st.Path {
-					e.loco.path[i] = mgl32.Vec2{n.Point[0], n.Point[1]}
-					if n.Side != locomotion.None && len(e.loco.arcs) == 0 {
-						e.loco.arcs = make([]arc, len(st.Path))
-					}
-				}
-				for i, n := range st.Path {
-					if len(e.loco.arcs) > 0 {
-						e.loco.arcs[i] = arc{side: n.Side, r: n.Radius}
-					}
-				}
-				if !validArcs(e.loco.path, e.loco.arcs) {
-					return ErrCorrupt
-				}
-				e.loco.next = int32(st.Goal)
-			}
-		}
-		return a.Err()
+		return e.serializeReplication(a)
 	}
 	transferVec2(a, &e.pos)
 	a.TransferFloat32(&e.yaw)
@@ -304,4 +311,41 @@ func (e *Entity) Serialize(a *archive.Archive) error {
 		}
 	}
 	return a.Err()
+}
+
+// serializeReplication moves what a client needs after the ids: the locomotion
+// state (inline, as TransferObject writes it in Replication) and the projectile's
+// power data. The path goes straight between the locomotor and the archive, so a
+// pack allocates nothing and an unpack only what the entity's path storage lacks.
+func (e *Entity) serializeReplication(a *archive.Archive) error {
+	var st locomotion.State
+	if a.IsPacking() {
+		e.locomotionHeader(&st, e.changed)
+	} else {
+		e.loco = locomotor{path: e.loco.path[:0], arcs: e.loco.arcs[:0]}
+	}
+	if err := st.SerializeNodes(a, (*locoNodes)(e)); err != nil {
+		return err
+	}
+	isProj := e.power.power != 0
+	a.TransferBool(&isProj)
+	if isProj {
+		e.power.serialize(a)
+	}
+	if a.IsPacking() || a.Err() != nil {
+		return a.Err()
+	}
+	e.changed = st.Frame
+	e.pos = mgl32.Vec2{st.Position[0], st.Position[1]}
+	e.yaw, e.speed = st.Yaw, st.Speed
+	if st.Fields&locomotion.Moving == 0 {
+		e.loco = locomotor{}
+		return nil
+	}
+	e.loco.mode = PathMove
+	e.loco.next = int32(st.Goal)
+	if !validArcs(e.loco.path, e.loco.arcs) {
+		return ErrCorrupt
+	}
+	return nil
 }

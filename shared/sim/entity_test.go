@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"bytes"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -18,11 +21,14 @@ func sampleEntity() *Entity {
 	}
 }
 
-func TestEntityRoundTrip(t *testing.T) {
-	tests := []struct {
-		name string
-		in   *Entity
-	}{
+type namedEntity struct {
+	name string
+	in   *Entity
+}
+
+// sampleEntities covers the kinds of locomotion and the projectile.
+func sampleEntities() []namedEntity {
+	return []namedEntity{
 		{"walking", sampleEntity()},
 		{"idle", &Entity{id: 1, proto: 4, pos: mgl32.Vec2{8, 55}, radius: 2.4, collision: Blocking, footprint: true, owner: -1, population: -1}},
 		{"turning", func() *Entity {
@@ -43,7 +49,10 @@ func TestEntityRoundTrip(t *testing.T) {
 			power: projectile{power: PowerBolt, source: 3, dir: mgl32.Vec2{1, 0}, left: 12.5},
 		}},
 	}
-	for _, tc := range tests {
+}
+
+func TestEntityRoundTrip(t *testing.T) {
+	for _, tc := range sampleEntities() {
 		t.Run(tc.name, func(t *testing.T) {
 			archivetest.RoundTrip(t, tc.in.Policy(), tc.in, func() *Entity { return &Entity{} }, func(m archive.Mode) *Entity {
 				if m != archive.Replication {
@@ -100,4 +109,78 @@ func TestSmallRoundTrips(t *testing.T) {
 		func() *Input { return &Input{} }, nil)
 	archivetest.RoundTrip(t, archive.AllChannels, &Rule{Hotspot: 8, Prototype: -1, On: Leave, Action: ActionSpawn, Arg: 3},
 		func() *Rule { return &Rule{} }, nil)
+}
+
+// referenceReplication packs e's replication archive the plain way: its
+// LocomotionState as a nested object, then the projectile.
+func referenceReplication(e *Entity) []byte {
+	a := archive.NewPacker(archive.Replication, e.Policy())
+	id, owner := uint64(e.id), e.owner
+	a.TransferUint64(&id)
+	a.TransferInt32(&e.proto)
+	a.TransferInt32(&e.region)
+	a.TransferInt32(&owner)
+	var st locomotion.State
+	e.LocomotionState(&st, e.changed)
+	a.TransferObject(&st)
+	isProj := e.power.power != 0
+	a.TransferBool(&isProj)
+	if isProj {
+		e.power.serialize(a)
+	}
+	return a.Bytes()
+}
+
+// TestReplicationPacksWithoutCopies: packing straight from the locomotor gives
+// the bytes of the State-based form, allocates nothing, and unpacking into an
+// entity that has path storage allocates nothing either and leaves nothing of
+// the entity's previous path behind.
+func TestReplicationPacksWithoutCopies(t *testing.T) {
+	var reuse Entity
+	for _, tc := range sampleEntities() {
+		p := archive.NewPacker(archive.Replication, tc.in.Policy())
+		p.TransferObject(tc.in)
+		if err := p.Err(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		want := referenceReplication(tc.in)
+		if !bytes.Equal(p.Bytes(), want) {
+			t.Errorf("%s: packed % x\nwant   % x", tc.name, p.Bytes(), want)
+		}
+		data := append([]byte(nil), p.Bytes()...)
+		if n := testing.AllocsPerRun(20, func() {
+			p.Reset(archive.Replication, tc.in.Policy())
+			p.TransferObject(tc.in)
+		}); n != 0 {
+			t.Errorf("%s: pack allocates %v times", tc.name, n)
+		}
+		u, err := archive.NewUnpacker(archive.Replication, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unpack := func() {
+			if err := u.ResetUnpacker(archive.Replication, data); err != nil {
+				t.Fatal(err)
+			}
+			u.TransferObject(&reuse)
+		}
+		unpack() // into the previous case's entity
+		var fresh Entity
+		u2, _ := archive.NewUnpacker(archive.Replication, data)
+		u2.TransferObject(&fresh)
+		if u.Done() != nil || u2.Done() != nil {
+			t.Fatalf("%s: %v / %v", tc.name, u.Err(), u2.Err())
+		}
+		r, f := reuse.loco, fresh.loco
+		if !slices.Equal(r.path, f.path) || !slices.Equal(r.arcs, f.arcs) {
+			t.Errorf("%s: unpacked into a used entity: %+v; into a new one: %+v", tc.name, reuse.loco, fresh.loco)
+		}
+		r.path, r.arcs, f.path, f.arcs = nil, nil, nil, nil
+		if !reflect.DeepEqual(r, f) {
+			t.Errorf("%s: unpacked into a used entity: %+v; into a new one: %+v", tc.name, reuse.loco, fresh.loco)
+		}
+		if n := testing.AllocsPerRun(20, unpack); n != 0 {
+			t.Errorf("%s: unpack into a used entity allocates %v times", tc.name, n)
+		}
+	}
 }

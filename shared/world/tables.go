@@ -300,6 +300,13 @@ const (
 	maxRules       = 1 << 12
 )
 
+// constant marks a field that must not change once loaded: the key that other
+// tables, saves and clients refer to a row by, and what a row is (an entity's
+// prototype, the region a cell or area belongs to). A later load — a deity's
+// live edit is one — that gives another value for a row already there is
+// refused with the line and column of the value.
+func constant[R any](c xdump.Column[R]) xdump.Column[R] { return c.Dumped(xdump.DumpConst) }
+
 // ref bounds a reference to a table with the given limit: -1 (none) or an id.
 func ref[R any](c xdump.Column[R], table string, limit int64) xdump.Column[R] {
 	return c.Ref(table).Range(-1, limit-1)
@@ -309,24 +316,24 @@ func ref[R any](c xdump.Column[R], table string, limit int64) xdump.Column[R] {
 func tables(c *Config, s *State) []*xdump.Table {
 	return []*xdump.Table{
 		xdump.NewTable(xdump.Schema{UID: UIDRegion, Name: "region", Key: xdump.KeyID, MaxRows: maxRegions}, &c.Regions,
-			xdump.Int("id", func(r *Region) *int32 { return &r.ID }).Ref("region"),
+			constant(xdump.Int("id", func(r *Region) *int32 { return &r.ID }).Ref("region")),
 			xdump.String("name", func(r *Region) *string { return &r.Name }),
 			vec2("min", func(r *Region) *mgl32.Vec2 { return &r.Min }),
 			vec2("max", func(r *Region) *mgl32.Vec2 { return &r.Max })),
 		xdump.NewTable(xdump.Schema{UID: UIDCell, Name: "cell", Key: xdump.KeyID, MaxRows: maxCells}, &c.Cells,
-			xdump.Int("id", func(r *Cell) *int32 { return &r.ID }).Ref("cell"),
-			ref(xdump.Int("region", func(r *Cell) *int32 { return &r.Region }), "region", maxRegions),
+			constant(xdump.Int("id", func(r *Cell) *int32 { return &r.ID }).Ref("cell")),
+			constant(ref(xdump.Int("region", func(r *Cell) *int32 { return &r.Region }), "region", maxRegions)),
 			vec2("min", func(r *Cell) *mgl32.Vec2 { return &r.Min }),
 			vec2("size", func(r *Cell) *mgl32.Vec2 { return &r.Size }),
 			xdump.Int("seed", func(r *Cell) *uint32 { return &r.Seed })),
 		xdump.NewTable(xdump.Schema{UID: UIDArea, Name: "area", Key: xdump.KeyID, MaxRows: maxAreas}, &c.Areas,
-			xdump.Int("id", func(r *Area) *int32 { return &r.ID }).Ref("area"),
+			constant(xdump.Int("id", func(r *Area) *int32 { return &r.ID }).Ref("area")),
 			xdump.String("name", func(r *Area) *string { return &r.Name }),
-			ref(xdump.Int("region", func(r *Area) *int32 { return &r.Region }), "region", maxRegions),
+			constant(ref(xdump.Int("region", func(r *Area) *int32 { return &r.Region }), "region", maxRegions)),
 			vec2("min", func(r *Area) *mgl32.Vec2 { return &r.Min }),
 			vec2("max", func(r *Area) *mgl32.Vec2 { return &r.Max })),
 		xdump.NewTable(xdump.Schema{UID: UIDPolygon, Name: "polygon", Key: xdump.KeyID, MaxRows: maxPolygons}, &c.Polygons,
-			xdump.Int("id", func(r *Polygon) *int32 { return &r.ID }).Ref("polygon"),
+			constant(xdump.Int("id", func(r *Polygon) *int32 { return &r.ID }).Ref("polygon")),
 			xdump.String("name", func(r *Polygon) *string { return &r.Name }),
 			ref(xdump.Int("area", func(r *Polygon) *int32 { return &r.Area }), "area", maxAreas),
 			xdump.Int("kind", func(r *Polygon) *PolygonKind { return &r.Kind }).Ref("polygon-kind")),
@@ -335,7 +342,7 @@ func tables(c *Config, s *State) []*xdump.Table {
 			xdump.Int("seq", func(r *Vertex) *int32 { return &r.Seq }).Range(0, maxVertices-1),
 			vec2("pos", func(r *Vertex) *mgl32.Vec2 { return &r.Pos })),
 		xdump.NewTable(xdump.Schema{UID: UIDMarker, Name: "marker", Key: xdump.KeyID, MaxRows: maxMarkers}, &c.Markers,
-			xdump.Int("id", func(r *Marker) *int32 { return &r.ID }).Ref("marker"),
+			constant(xdump.Int("id", func(r *Marker) *int32 { return &r.ID }).Ref("marker")),
 			ref(xdump.Int("area", func(r *Marker) *int32 { return &r.Area }), "area", maxAreas),
 			xdump.Int("kind", func(r *Marker) *MarkerKind { return &r.Kind }).Ref("marker-kind"),
 			vec2("pos", func(r *Marker) *mgl32.Vec2 { return &r.Pos }),
@@ -343,7 +350,7 @@ func tables(c *Config, s *State) []*xdump.Table {
 			xdump.Int("rot", func(r *Marker) *int32 { return &r.Rot }).Range(0, 3),
 			ref(xdump.Int("prop-set", func(r *Marker) *int32 { return &r.PropSet }), "prop-set", maxPropSets)),
 		xdump.NewTable(xdump.Schema{UID: UIDPrototype, Name: "prototype", Key: xdump.KeyID, MaxRows: maxPrototypes}, &c.Prototypes,
-			xdump.Int("id", func(r *Prototype) *int32 { return &r.ID }).Ref("prototype"),
+			constant(xdump.Int("id", func(r *Prototype) *int32 { return &r.ID }).Ref("prototype")),
 			xdump.String("name", func(r *Prototype) *string { return &r.Name }),
 			xdump.Float("radius", func(r *Prototype) *float32 { return &r.Radius }),
 			xdump.Float("speed", func(r *Prototype) *float32 { return &r.Speed }),
@@ -351,17 +358,17 @@ func tables(c *Config, s *State) []*xdump.Table {
 			xdump.Int("flags", func(r *Prototype) *ProtoFlags { return &r.Flags }).BitsOf("proto-flags"),
 			ref(xdump.Int("footprint", func(r *Prototype) *int32 { return &r.Footprint }), "polygon", maxPolygons)),
 		xdump.NewTable(xdump.Schema{UID: UIDPropSet, Name: "prop-set", Key: xdump.KeyID, MaxRows: maxPropSets}, &c.PropSets,
-			xdump.Int("id", func(r *PropSet) *int32 { return &r.ID }).Ref("prop-set"),
+			constant(xdump.Int("id", func(r *PropSet) *int32 { return &r.ID }).Ref("prop-set")),
 			xdump.String("name", func(r *PropSet) *string { return &r.Name }),
 			ref(xdump.Ints("proto", PropSetSize, func(r *PropSet) []int32 { return r.Protos[:] }), "prototype", maxPrototypes),
 			xdump.Ints("weight", PropSetSize, func(r *PropSet) []int32 { return r.Weights[:] }).Range(0, 1<<16)),
 		xdump.NewTable(xdump.Schema{UID: UIDPopulation, Name: "population", Key: xdump.KeyID, MaxRows: maxPopulations}, &c.Populations,
-			xdump.Int("id", func(r *Population) *int32 { return &r.ID }).Ref("population"),
+			constant(xdump.Int("id", func(r *Population) *int32 { return &r.ID }).Ref("population")),
 			ref(xdump.Int("area", func(r *Population) *int32 { return &r.Area }), "area", maxAreas),
 			ref(xdump.Int("prototype", func(r *Population) *int32 { return &r.Prototype }), "prototype", maxPrototypes),
 			xdump.Float("density", func(r *Population) *float32 { return &r.Density })),
 		xdump.NewTable(xdump.Schema{UID: UIDHotspotRule, Name: "hotspot-rule", Key: xdump.KeyID, MaxRows: maxRules}, &c.Rules,
-			xdump.Int("id", func(r *HotspotRule) *int32 { return &r.ID }).Ref("hotspot-rule"),
+			constant(xdump.Int("id", func(r *HotspotRule) *int32 { return &r.ID }).Ref("hotspot-rule")),
 			ref(xdump.Int("hotspot", func(r *HotspotRule) *int32 { return &r.Hotspot }), "marker", maxMarkers),
 			ref(xdump.Int("prototype", func(r *HotspotRule) *int32 { return &r.Prototype }), "prototype", maxPrototypes),
 			xdump.Int("on", func(r *HotspotRule) *Trigger { return &r.On }).Ref("trigger"),
@@ -370,8 +377,8 @@ func tables(c *Config, s *State) []*xdump.Table {
 			ref(xdump.Int("zone", func(r *HotspotRule) *int32 { return &r.Zone }), "marker", maxMarkers)),
 
 		xdump.NewTable(xdump.Schema{UID: UIDEntity, Name: "entity", Key: xdump.KeyID}, &s.Entities,
-			xdump.Int("id", func(r *Entity) *int32 { return &r.ID }).Ref("entity"),
-			xdump.Int("prototype", func(r *Entity) *int32 { return &r.Prototype }).Ref("prototype"),
+			constant(xdump.Int("id", func(r *Entity) *int32 { return &r.ID }).Ref("entity")),
+			constant(xdump.Int("prototype", func(r *Entity) *int32 { return &r.Prototype }).Ref("prototype")),
 			xdump.Int("region", func(r *Entity) *int32 { return &r.Region }).Ref("region"),
 			vec2("pos", func(r *Entity) *mgl32.Vec2 { return &r.Pos }),
 			xdump.Float("yaw", func(r *Entity) *float32 { return &r.Yaw }),
@@ -382,7 +389,7 @@ func tables(c *Config, s *State) []*xdump.Table {
 			xdump.Int("seed", func(r *Entity) *uint32 { return &r.Seed }).With(xdump.Deity),
 			xdump.Int("timestamp", func(r *Entity) *int64 { return &r.Timestamp })),
 		xdump.NewTable(xdump.Schema{UID: UIDLost, Name: "lost"}, &s.Lost,
-			xdump.Int("id", func(r *Lost) *int32 { return &r.ID }),
+			constant(xdump.Int("id", func(r *Lost) *int32 { return &r.ID })),
 			xdump.Int("region", func(r *Lost) *int32 { return &r.Region }).Ref("region"),
 			xdump.Int("timestamp", func(r *Lost) *int64 { return &r.Timestamp })),
 	}

@@ -368,6 +368,23 @@ func BenchmarkEntityCreate(b *testing.B) {
 		}
 		b.ReportMetric(float64(len(ar)), "B/msg")
 	})
+	b.Run("archive-unpack-reuse", func(b *testing.B) {
+		// Into the same entity each time, as protobuf's decode-reuse: its path
+		// storage is reused.
+		b.ReportAllocs()
+		u, _ := archive.NewUnpacker(archive.Replication, ar)
+		got := new(sim.Entity)
+		for b.Loop() {
+			if err := u.ResetUnpacker(archive.Replication, ar); err != nil {
+				b.Fatal(err)
+			}
+			u.TransferObject(got)
+			if u.Err() != nil {
+				b.Fatal(u.Err())
+			}
+		}
+		b.ReportMetric(float64(len(ar)), "B/msg")
+	})
 }
 
 // encodePerClient encodes every shared locomotion update of the frame again for

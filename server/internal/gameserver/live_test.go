@@ -3,6 +3,8 @@ package gameserver
 import (
 	"bytes"
 	"io/fs"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,5 +96,72 @@ func TestLiveEdit(t *testing.T) {
 	}
 	if code, msg := player.closedWith(wait); msg == nil || msg.Code != pb.ErrorCode_ERROR_CODE_NOT_AUTHORIZED {
 		t.Errorf("player edit: closed %d with %v", code, msg)
+	}
+}
+
+// TestLiveEditRefusesConst: an edit that changes a const field (a row's id, the
+// region of a cell) is refused with the line and column of the value, and
+// nothing changes: not the game's world, not the tables clients were sent, not
+// the edit counter.
+func TestLiveEditRefusesConst(t *testing.T) {
+	checkLeaks(t)
+	s := startServer(t, "", func(c *Config) { c.NoPopulation = true })
+	deity := dial(t, s.url, dialOpt{})
+	deity.login("god", proto.String(testToken))
+	rd := newReceived()
+	for rd.frames < 2 {
+		rd.apply(t, deity.next(wait))
+	}
+	type state struct {
+		edits   int
+		hash    []byte
+		tables  int
+		regions []world.Region
+		cells   []world.Cell
+	}
+	snapshot := func() (st state) {
+		s.inLoop(t, func() {
+			c := s.game.World().Config
+			st = state{s.edits, slices.Clone(s.hash), len(s.tables), slices.Clone(c.Regions), slices.Clone(c.Cells)}
+		})
+		return st
+	}
+	before := snapshot()
+	for _, tc := range []struct {
+		name, records, want string
+	}{
+		{"region id", "config region\nid name min(0) min(1) max(0) max(1)\n 5 \"downtown\" 0 0 192 192\n/config\n",
+			"zz-live-0001.config:3:2: value for field 1 must be 0"},
+		{"region of a cell", "config region\nid name min(0) min(1) max(0) max(1)\n" +
+			" 0 \"downtown\" 0 0 192 192\n 1 \"uptown\" 192 0 384 192\n/config\n" +
+			"config cell\nid region min(0) min(1) size(0) size(1) seed\n 0 1 0 0 64 64 1592590337\n/config\n",
+			"zz-live-0001.config:8:4: value for field 2 must be 0"},
+		// Verification alone would accept this one: nothing refers to population ids.
+		{"population id", "config population\nid area prototype density\n 0 streets wanderer 2\n" +
+			" 1 streets ghost 0.25\n 2 park wanderer 1.5\n 3 lab dummy 2\n 7 lab ghost 1\n/config\n",
+			"zz-live-0001.config:7:2: value for field 1 must be 4"},
+		{"prototype id", "config prototype\nid name radius speed collision flags footprint\n" +
+			" 0 \"avatar\" 0.5 6 blocking (player) -1\n 2 \"wanderer\" 0.4 2.5 blocking (npc wander) -1\n/config\n",
+			"zz-live-0001.config:4:2: value for field 1 must be 1"},
+	} {
+		if err := deity.send(&pb.NetMessageLiveEditRequest{RequestId: 9, Records: tc.records}); err != nil {
+			t.Fatal(err)
+		}
+		var r *pb.NetMessageLiveEditResponse
+		for r == nil {
+			p := deity.next(wait)
+			rd.apply(t, p)
+			for _, m := range p {
+				if lr, ok := m.(*pb.NetMessageLiveEditResponse); ok {
+					r = lr
+				}
+			}
+		}
+		if r.Error != tc.want {
+			t.Errorf("%s: answered %q, want %q", tc.name, r.Error, tc.want)
+		}
+		if after := snapshot(); !reflect.DeepEqual(after, before) {
+			t.Errorf("%s: refused edit changed the server: %+v, was %+v", tc.name, after, before)
+		}
 	}
 }

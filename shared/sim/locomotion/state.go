@@ -73,8 +73,28 @@ type State struct {
 	Path     []PathNode
 }
 
+// Nodes is where a path's nodes come from when packing, or go to when unpacking,
+// instead of State.Path: it lets an owner of the path in another form (the
+// simulation's entity) pack and unpack it without a copy in between.
+type Nodes interface {
+	// Len returns the number of nodes to pack.
+	Len() int
+	// Node returns node i (0 <= i < Len) to pack.
+	Node(i int) PathNode
+	// Resize makes room for n unpacked nodes, before any SetNode.
+	Resize(n int)
+	// SetNode stores unpacked node i (0 <= i < n), in order.
+	SetNode(i int, n PathNode)
+}
+
 // Serialize packs or unpacks the state; only present fields travel.
-func (s *State) Serialize(a *archive.Archive) error {
+func (s *State) Serialize(a *archive.Archive) error { return s.SerializeNodes(a, nil) }
+
+// SerializeNodes is Serialize with the path's nodes taken from (packing) or given
+// to (unpacking) nodes instead of s.Path, which it leaves alone; nil nodes means
+// s.Path. The bytes are the same. Call it for an object inline in Replication
+// (as TransferObject would), where it allocates nothing.
+func (s *State) SerializeNodes(a *archive.Archive, nodes Nodes) error {
 	a.TransferUint64(&s.Entity)
 	a.TransferUint64(&s.Frame)
 	f := uint32(s.Fields)
@@ -91,57 +111,103 @@ func (s *State) Serialize(a *archive.Archive) error {
 	}
 	if s.Fields&HasPath != 0 {
 		a.TransferUint32(&s.Goal)
-		s.transferPath(a)
-	}
-	if a.Err() == nil && s.Fields&HasPath != 0 && int(s.Goal) > len(s.Path) {
-		return fmt.Errorf("locomotion: goal index %d beyond %d path nodes", s.Goal, len(s.Path))
+		if n := s.transferPath(a, nodes); a.Err() == nil && int(s.Goal) > n {
+			return goalError(s.Goal, n)
+		}
 	}
 	return a.Err()
 }
 
-func (s *State) transferPath(a *archive.Archive) {
+func goalError(goal uint32, n int) error {
+	return fmt.Errorf("locomotion: goal index %d beyond %d path nodes", goal, n)
+}
+
+// transferPath moves the path through nodes (nil: s.Path) and returns its length.
+func (s *State) transferPath(a *archive.Archive, nodes Nodes) int {
 	n := len(s.Path)
+	if nodes != nil && a.IsPacking() {
+		n = nodes.Len()
+	}
 	a.TransferCount(&n)
 	if a.Err() != nil {
-		return
+		return 0
 	}
 	if n > MaxPathNodes {
 		// Through the archive's own error, so it carries an offset.
 		a.TransferObject(tooLong(n))
-		return
-	}
-	if !a.IsPacking() {
-		s.Path = grow(s.Path, n)
+		return 0
 	}
 	var prev [3]int32
 	if s.Fields&HasPosition != 0 {
 		prev = fixed3(s.Position)
 	}
-	for i := range s.Path {
-		node := &s.Path[i]
-		cur := fixed3(node.Point)
-		for k := range 3 {
-			d := cur[k] - prev[k]
-			a.TransferInt32(&d)
-			cur[k] = prev[k] + d // wraps back exactly even when the delta overflowed
-		}
-		if !a.IsPacking() {
-			for k := range 3 {
-				node.Point[k] = float32(cur[k]) / (1 << PositionPrecision)
+	if a.IsPacking() {
+		for i := range n {
+			var node PathNode
+			if nodes != nil {
+				node = nodes.Node(i)
+			} else {
+				node = s.Path[i]
 			}
+			prev = packNode(a, &node, prev)
 		}
-		prev = cur
-		side := int32(node.Side)
-		a.TransferInt32(&side)
-		node.Side = Side(side)
-		if node.Side != None && node.Side != Left && node.Side != Right {
-			a.TransferObject(badSide(side))
-			return
+		return n
+	}
+	if nodes != nil {
+		nodes.Resize(n)
+	} else {
+		s.Path = grow(s.Path, n)
+	}
+	for i := range n {
+		var node PathNode
+		prev = unpackNode(a, &node, prev)
+		if a.Err() != nil {
+			return 0
 		}
-		if node.Side != None {
-			a.TransferFloatFixed(&node.Radius, RadiusPrecision)
+		if nodes != nil {
+			nodes.SetNode(i, node)
+		} else {
+			s.Path[i] = node
 		}
 	}
+	return n
+}
+
+// packNode writes node as deltas from prev (fixed point) and returns its fixed point.
+func packNode(a *archive.Archive, node *PathNode, prev [3]int32) [3]int32 {
+	cur := fixed3(node.Point)
+	for k := range 3 {
+		d := cur[k] - prev[k] // wraps back exactly even when the delta overflows
+		a.TransferInt32(&d)
+	}
+	side := int32(node.Side)
+	a.TransferInt32(&side)
+	if node.Side != None {
+		a.TransferFloatFixed(&node.Radius, RadiusPrecision)
+	}
+	return cur
+}
+
+// unpackNode reads a node written by packNode after prev and returns its fixed point.
+func unpackNode(a *archive.Archive, node *PathNode, prev [3]int32) [3]int32 {
+	var cur [3]int32
+	for k := range 3 {
+		var d int32
+		a.TransferInt32(&d)
+		cur[k] = prev[k] + d
+		node.Point[k] = float32(cur[k]) / (1 << PositionPrecision)
+	}
+	side := int32(node.Side)
+	a.TransferInt32(&side)
+	node.Side = Side(side)
+	if node.Side != None && node.Side != Left && node.Side != Right {
+		a.TransferObject(badSide(side))
+		return cur
+	}
+	if node.Side != None {
+		a.TransferFloatFixed(&node.Radius, RadiusPrecision)
+	}
+	return cur
 }
 
 func fixed3(v mgl32.Vec3) [3]int32 {
