@@ -1,0 +1,99 @@
+package gameserver
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/archive"
+	"github.com/twinframe/twinframe/shared/protocol"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
+)
+
+// TestAppendLocoPayload checks that the reused encoder writes the bytes a fresh
+// archive and protocol.Marshal write, whatever was in the buffer and the packer
+// before (a long state, then a short one, so stale bytes would show).
+func TestAppendLocoPayload(t *testing.T) {
+	t.Parallel()
+	long := locomotion.State{Entity: 42, Frame: 1000,
+		Fields:   locomotion.HasPosition | locomotion.HasYaw | locomotion.HasSpeed | locomotion.HasPath | locomotion.Moving,
+		Position: mgl32.Vec3{100.125, 200.5, 0}, Yaw: 1.5, Speed: 6.25, Goal: 1,
+		Path: []locomotion.PathNode{
+			{Point: mgl32.Vec3{100.125, 200.5, 0}},
+			{Point: mgl32.Vec3{110, 205.25, 0}, Side: locomotion.Left, Radius: 0.5},
+		}}
+	short := locomotion.State{Entity: 7, Frame: 1001, Fields: locomotion.HasYaw, Yaw: -0.25}
+	s := &Server{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	var buf []byte
+	for _, tc := range []struct {
+		name string
+		st   *locomotion.State
+		pol  archive.Policy
+	}{
+		{"long proximity", &long, archive.Proximity},
+		{"short proximity", &short, archive.Proximity},
+		{"long owner", &long, archive.Proximity | archive.Owner},
+		{"short owner", &short, archive.Proximity | archive.Owner},
+	} {
+		a := archive.NewPacker(archive.Replication, tc.pol)
+		a.TransferObject(tc.st)
+		if a.Err() != nil {
+			t.Fatal(a.Err())
+		}
+		_, want, err := protocol.Marshal(&pb.NetMessageLocomotionStateUpdate{ArchiveData: a.Bytes()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf = s.appendLocoPayload(buf[:0], tc.st, tc.pol)
+		if !bytes.Equal(buf, want) {
+			t.Errorf("%s: % x, want % x", tc.name, buf, want)
+		}
+	}
+}
+
+// TestQueueRecycles checks that queued packets own their bytes (a packet built
+// after another is queued does not change it) and that a buffer the writer
+// hands back is refilled rather than a new one allocated.
+func TestQueueRecycles(t *testing.T) {
+	t.Parallel()
+	s := &Server{metrics: newMetrics()}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := &session{ctx: ctx, cancel: cancel, out: make(chan []byte, 4), free: make(chan []byte, 4)}
+	var pk protocol.Packet
+	build := func(frame uint64) []byte {
+		pk.Reset(protocol.MuxGame, protocol.CommandData)
+		if err := pk.Append(&pb.NetMessageServerFrame{Frame: frame}); err != nil {
+			t.Fatal(err)
+		}
+		return bytes.Clone(pk.Bytes())
+	}
+	want1 := build(1)
+	s.queue(c, &pk)
+	want2 := build(1 << 40) // a longer packet in the same builder
+	s.queue(c, &pk)
+	p1, p2 := <-c.out, <-c.out
+	if !bytes.Equal(p1, want1) || !bytes.Equal(p2, want2) {
+		t.Fatalf("queued % x and % x, want % x and % x", p1, p2, want1, want2)
+	}
+	c.recycle(p2)
+	want3 := build(3)
+	s.queue(c, &pk)
+	p3 := <-c.out
+	if !bytes.Equal(p3, want3) {
+		t.Fatalf("queued % x, want % x", p3, want3)
+	}
+	if &p3[0] != &p2[0] {
+		t.Error("the recycled buffer was not reused")
+	}
+	if !bytes.Equal(p1, want1) {
+		t.Errorf("an earlier packet changed to % x", p1)
+	}
+	if c.closed() {
+		t.Error("the session ended")
+	}
+}
