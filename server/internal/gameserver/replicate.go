@@ -499,9 +499,17 @@ func diffSorted(prev, cur, created, destroyed []uint64) ([]uint64, []uint64) {
 }
 
 // searchCands returns the index of id in cands[lo:] (ascending ids) and whether it
-// is there; otherwise the index where it would be.
+// is there; otherwise the index where it would be. It gallops from lo (1, 2, 4 ...
+// ahead) before it bisects: the callers look up ascending ids, usually a few
+// candidates apart, so a search costs the log of the gap, not of the region.
 func searchCands(cands []replica.Candidate, lo int, id uint64) (int, bool) {
-	hi := len(cands)
+	hi, step := lo, 1
+	for hi < len(cands) && cands[hi].ID < id {
+		lo = hi + 1
+		hi += step
+		step <<= 1
+	}
+	hi = min(hi, len(cands))
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if cands[m].ID < id {

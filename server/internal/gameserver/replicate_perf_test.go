@@ -2,15 +2,19 @@ package gameserver
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 )
 
@@ -95,5 +99,37 @@ func TestQueueRecycles(t *testing.T) {
 	}
 	if c.closed() {
 		t.Error("the session ended")
+	}
+}
+
+// TestSearchCands checks the galloping search against a plain binary search, for
+// ascending runs of ids looked up as the remove check does (each search starting
+// where the last ended), on regions of many sizes and densities.
+func TestSearchCands(t *testing.T) {
+	t.Parallel()
+	const seed = 9
+	rng := rand.New(rand.NewPCG(seed, 0))
+	for n := range 70 {
+		var cands []replica.Candidate
+		id := uint64(0)
+		for range n {
+			id += 1 + rng.Uint64N(uint64(1+n%5))
+			cands = append(cands, replica.Candidate{ID: id})
+		}
+		var queries []uint64 // ascending: some held, some gone, some past the end
+		for q := uint64(0); q <= id+2; q++ {
+			if rng.IntN(3) == 0 {
+				queries = append(queries, q)
+			}
+		}
+		lo := 0
+		for _, q := range queries {
+			i, ok := searchCands(cands, lo, q)
+			wi, wok := slices.BinarySearchFunc(cands, q, func(c replica.Candidate, q uint64) int { return cmp.Compare(c.ID, q) })
+			if i != wi || ok != wok {
+				t.Fatalf("seed %d, %d candidates: search(%d from %d) = %d, %v; want %d, %v", seed, n, q, lo, i, ok, wi, wok)
+			}
+			lo = i
+		}
 	}
 }
