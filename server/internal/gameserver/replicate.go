@@ -281,12 +281,20 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		// entity that moved (or that the avatar walked away from) beyond the remove
 		// radius leaves the view this frame, so no client ever holds one outside it.
 		// Positions come from the region's candidates (ascending ids, like visible):
-		// each search starts where the last one ended.
+		// each search starts where the last one ended, and most find their id
+		// right there when the view holds most of the region.
 		lo := 0
 		for _, id := range c.visible {
-			i, ok := searchCands(cands, lo, id)
+			i := lo
+			if i < len(cands) && cands[i].ID < id { // not the next candidate
+				i, _ = searchCands(cands, i, id)
+			}
 			lo = i
-			if ok && id != self && !s.cfg.AOI.Sees(center, cands[i].Pos, true) {
+			if i == len(cands) || cands[i].ID != id {
+				continue // gone: a destroy, or the next recomputation
+			}
+			lo = i + 1
+			if id != self && !s.cfg.AOI.Sees(center, cands[i].Pos, true) {
 				c.rem = append(c.rem, id)
 			}
 		}
