@@ -6,6 +6,12 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -131,5 +137,90 @@ func TestSearchCands(t *testing.T) {
 			}
 			lo = i
 		}
+	}
+}
+
+// TestWriteWatchdog runs a session's writer on a real websocket: towards a
+// client that reads, every packet arrives and the session stays; towards one
+// that never reads, a write blocks once the socket buffers are full and the
+// watchdog ends the session as a slow consumer after WriteTimeout.
+func TestWriteWatchdog(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		read    bool
+		timeout time.Duration
+		size    int // bytes a packet: the deaf client's must outgrow loopback buffers
+	}{
+		{"reader", true, 5 * time.Second, 64 << 10},
+		{"deaf", false, 100 * time.Millisecond, 1 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := &Server{cfg: Config{WriteTimeout: tc.timeout}, metrics: newMetrics()}
+			accepted := make(chan *websocket.Conn, 1)
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				conn, err := websocket.Accept(w, r, nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				accepted <- conn
+				<-r.Context().Done()
+			}))
+			defer hs.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			client, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer client.CloseNow()
+			client.SetReadLimit(-1)
+			const packets = 24
+			got := make(chan int, 1)
+			if tc.read {
+				go func() {
+					n := 0
+					for n < packets {
+						if _, _, err := client.Read(ctx); err != nil {
+							break
+						}
+						n++
+					}
+					got <- n
+				}()
+			}
+			sctx, scancel := context.WithCancel(context.Background())
+			c := &session{conn: <-accepted, ctx: sctx, cancel: scancel,
+				out: make(chan []byte, packets), free: make(chan []byte, packets)}
+			for range packets {
+				c.out <- make([]byte, tc.size)
+			}
+			done := make(chan struct{})
+			go func() { s.writeLoop(c); close(done) }()
+			if tc.read {
+				if n := <-got; n != packets {
+					t.Errorf("client read %d packets, want %d", n, packets)
+				}
+				if c.closed() {
+					t.Errorf("session ended: %s", c.reasonText())
+				}
+				if len(c.free) != packets {
+					t.Errorf("%d buffers recycled, want %d", len(c.free), packets)
+				}
+				scancel()
+				<-done
+				return
+			}
+			select {
+			case <-done:
+			case <-ctx.Done():
+				t.Fatal("the writer is still blocked")
+			}
+			if got := c.reason(); got != "slow_consumer" || !strings.Contains(c.reasonText(), "timed out") {
+				t.Errorf("session ended with %q (%q), want slow_consumer after a timed out write", got, c.reasonText())
+			}
+		})
 	}
 }
