@@ -390,10 +390,11 @@ func BenchmarkEntityCreate(b *testing.B) {
 // encodePerClient encodes every shared locomotion update of the frame again for
 // each client that received it: the cost sharing the bytes saves.
 func (s *Server) encodePerClient() {
+	var buf []byte
 	for _, c := range s.sessions {
 		for _, t := range s.updates {
 			if _, held := slices.BinarySearch(c.visible, uint64(t.id)); held && t.shared && t.id != c.avatar {
-				_ = s.locoPayload(&t.upd, archive.Proximity)
+				buf = s.appendLocoPayload(buf[:0], &t.upd, archive.Proximity)
 			}
 		}
 	}
@@ -424,7 +425,7 @@ func (s *Server) benchSession(b testing.TB, name string, p mgl32.Vec2) *session 
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
-	c := &session{id: s.nextID.Add(1), srv: s, ctx: ctx, cancel: cancel, out: make(chan []byte, 8), name: name, joined: true}
+	c := &session{id: s.nextID.Add(1), srv: s, ctx: ctx, cancel: cancel, out: make(chan []byte, 8), free: make(chan []byte, 8), name: name, joined: true}
 	id, err := s.game.Spawn(AvatarPrototype, s.region, p, 0)
 	if err != nil {
 		b.Fatal(err)
@@ -501,7 +502,8 @@ func benchReplicate(b *testing.B, clients, n int, every, perClient bool) {
 		}
 		for _, c := range s.sessions {
 			select {
-			case <-c.out:
+			case p := <-c.out:
+				c.recycle(p) // as the writer does
 			default:
 			}
 		}

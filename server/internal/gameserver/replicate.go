@@ -38,6 +38,17 @@ type tracked struct {
 	lastFrame uint64     // and the frame
 }
 
+// replBuffers are the replication step's buffers, reused across clients and
+// frames so that a frame allocates nothing per client in the steady state.
+type replBuffers struct {
+	changes [][]byte                // one client's locomotion payloads
+	own     []byte                  // the owner's update of one client's avatar
+	creates map[sim.EntityID][]byte // create payloads shared between clients this frame
+	packer  archive.Archive         // encodes each locomotion archive
+	loco    pb.NetMessageLocomotionStateUpdate
+	frame   pb.NetMessageServerFrame
+}
+
 // recountEvery is the period, in frames, of the exact recount of holders.
 const recountEvery = 64
 
@@ -130,7 +141,11 @@ func (s *Server) replicate(stepped bool) {
 		}
 	}
 	var draw *pb.NetMessageDebugDraw
-	creates := map[sim.EntityID][]byte{}
+	if s.rb.creates == nil {
+		s.rb.creates = map[sim.EntityID][]byte{}
+	}
+	creates := s.rb.creates
+	clear(creates)
 	for _, c := range s.sessions {
 		if c.closed() {
 			continue
@@ -230,7 +245,7 @@ func (s *Server) updateOthers(t *tracked, e *sim.Entity, f uint64) {
 		return
 	}
 	t.sentCmd, t.sharedFrame = e.CommandFrame(), f
-	t.prox = s.locoPayload(&t.upd, archive.Proximity)
+	t.prox = s.appendLocoPayload(t.prox[:0], &t.upd, archive.Proximity)
 	t.shared = t.prox != nil
 }
 
@@ -238,7 +253,9 @@ func (s *Server) updateOthers(t *tracked, e *sim.Entity, f uint64) {
 func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]byte, draw *pb.NetMessageDebugDraw) {
 	pk := &s.pk
 	pk.Reset(protocol.MuxGame, protocol.CommandData)
-	_ = pk.Append(&pb.NetMessageServerFrame{Frame: f, LastInputSeq: c.ack, Paused: s.paused})
+	fm := &s.rb.frame
+	fm.Frame, fm.LastInputSeq, fm.Paused = f, c.ack, s.paused
+	_ = pk.Append(fm)
 	for i, m := range c.replies {
 		if err := pk.Append(m); err != nil {
 			_ = pk.Append(&pb.NetMessageError{Code: protocol.Code(err), Text: err.Error()})
@@ -248,7 +265,7 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 	c.replies = c.replies[:0]
 	av := s.game.Entity(c.avatar)
 	if av == nil {
-		s.send(c, slices.Clone(pk.Bytes()), pk.Len())
+		s.queue(c, pk)
 		return
 	}
 	center := av.Pos()
@@ -264,12 +281,20 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		// entity that moved (or that the avatar walked away from) beyond the remove
 		// radius leaves the view this frame, so no client ever holds one outside it.
 		// Positions come from the region's candidates (ascending ids, like visible):
-		// each search starts where the last one ended.
+		// each search starts where the last one ended, and most find their id
+		// right there when the view holds most of the region.
 		lo := 0
 		for _, id := range c.visible {
-			i, ok := searchCands(cands, lo, id)
+			i := lo
+			if i < len(cands) && cands[i].ID < id { // not the next candidate
+				i, _ = searchCands(cands, i, id)
+			}
 			lo = i
-			if ok && id != self && !s.cfg.AOI.Sees(center, cands[i].Pos, true) {
+			if i == len(cands) || cands[i].ID != id {
+				continue // gone: a destroy, or the next recomputation
+			}
+			lo = i + 1
+			if id != self && !s.cfg.AOI.Sees(center, cands[i].Pos, true) {
 				c.rem = append(c.rem, id)
 			}
 		}
@@ -299,7 +324,8 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		}
 	}
 	// Changes of entities held before this frame (appended after the adds).
-	var changes [][]byte
+	changes := s.rb.changes[:0]
+	defer func() { clear(changes); s.rb.changes = changes[:0] }()
 	vi := 0
 	for _, t := range s.updates {
 		id := uint64(t.id)
@@ -314,7 +340,10 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		}
 		if t.id == c.avatar {
 			if t.ownChanged {
-				changes = append(changes, s.locoPayload(&t.own, archive.Proximity|archive.Owner))
+				s.rb.own = s.appendLocoPayload(s.rb.own[:0], &t.own, archive.Proximity|archive.Owner)
+				if s.rb.own != nil {
+					changes = append(changes, s.rb.own)
+				}
 			}
 			continue
 		}
@@ -367,7 +396,7 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 	if draw != nil && c.draw {
 		_ = pk.Append(draw)
 	}
-	s.send(c, slices.Clone(pk.Bytes()), pk.Len())
+	s.queue(c, pk)
 }
 
 func (s *Server) resultVisible(c *session, center [2]float32, r *sim.PowerResult) bool {
@@ -379,19 +408,28 @@ func (s *Server) resultVisible(c *session, center [2]float32, r *sim.PowerResult
 	return s.cfg.AOI.Sees(center, r.Point, false)
 }
 
-func (s *Server) locoPayload(st *locomotion.State, pol archive.Policy) []byte {
-	a := archive.NewPacker(archive.Replication, pol)
+// appendLocoPayload appends st as a NetMessageLocomotionStateUpdate payload with
+// policy pol to dst; it returns nil (and logs) when st cannot be packed.
+func (s *Server) appendLocoPayload(dst []byte, st *locomotion.State, pol archive.Policy) []byte {
+	a := &s.rb.packer
+	a.Reset(archive.Replication, pol)
 	a.TransferObject(st)
 	if a.Err() != nil {
 		s.log.Error("pack locomotion", "entity", st.Entity, "err", a.Err())
 		return nil
 	}
-	_, payload, err := protocol.Marshal(&pb.NetMessageLocomotionStateUpdate{ArchiveData: a.Bytes()})
+	m := &s.rb.loco
+	m.ArchiveData = a.Bytes()
+	dst, err := locoMarshal.MarshalAppend(dst, m)
+	m.ArchiveData = nil
 	if err != nil {
 		return nil
 	}
-	return payload
+	return dst
 }
+
+// locoMarshal encodes locomotion updates as protocol.Marshal does.
+var locoMarshal = proto.MarshalOptions{Deterministic: true}
 
 // packCreate returns the NetMessageEntityCreate payload of e: its replication
 // archive, with the Owner policy for a client's own avatar. For other clients a
@@ -469,9 +507,17 @@ func diffSorted(prev, cur, created, destroyed []uint64) ([]uint64, []uint64) {
 }
 
 // searchCands returns the index of id in cands[lo:] (ascending ids) and whether it
-// is there; otherwise the index where it would be.
+// is there; otherwise the index where it would be. It gallops from lo (1, 2, 4 ...
+// ahead) before it bisects: the callers look up ascending ids, usually a few
+// candidates apart, so a search costs the log of the gap, not of the region.
 func searchCands(cands []replica.Candidate, lo int, id uint64) (int, bool) {
-	hi := len(cands)
+	hi, step := lo, 1
+	for hi < len(cands) && cands[hi].ID < id {
+		lo = hi + 1
+		hi += step
+		step <<= 1
+	}
+	hi = min(hi, len(cands))
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if cands[m].ID < id {

@@ -173,7 +173,8 @@ type Server struct {
 	stats     frameStats
 	scratch   locomotion.State
 	pk        protocol.Packet
-	replFrame uint64 // the game frame replicated last
+	rb        replBuffers // replication scratch (replicate.go)
+	replFrame uint64      // the game frame replicated last
 }
 
 // New loads the world and builds the game. It does not start the frame loop.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/go-gl/mathgl/mgl32"
@@ -32,6 +33,7 @@ type session struct {
 	ctx      context.Context // cancelled when the session must end
 	cancel   context.CancelFunc
 	out      chan []byte
+	free     chan []byte // packet buffers the writer is done with, for the loop to refill
 	name     string
 	playerID int64
 	role     pb.Role
@@ -117,6 +119,25 @@ func (s *Server) send(c *session, p []byte, msgs int) {
 	}
 }
 
+// queue copies the packet built in pk into a buffer the writer has finished
+// with (or a new one) and queues it with send.
+func (s *Server) queue(c *session, pk *protocol.Packet) {
+	var buf []byte
+	select {
+	case buf = <-c.free:
+	default:
+	}
+	s.send(c, append(buf[:0], pk.Bytes()...), pk.Len())
+}
+
+// recycle hands a written packet's buffer back to the loop, unless enough wait.
+func (c *session) recycle(p []byte) {
+	select {
+	case c.free <- p:
+	default:
+	}
+}
+
 // serveWS is the /ws handler: it runs the session's reader, and starts its writer.
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
@@ -129,7 +150,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	conn.SetReadLimit(-1) // the reader caps each message itself, with a reason
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &session{id: s.nextID.Add(1), conn: conn, srv: s, ctx: ctx, cancel: cancel,
-		out: make(chan []byte, s.cfg.OutboxSize)}
+		out: make(chan []byte, s.cfg.OutboxSize), free: make(chan []byte, s.cfg.OutboxSize)}
 	readCtx, stopRead := context.WithCancel(context.Background())
 	defer stopRead()
 	writerDone := make(chan struct{})
@@ -344,7 +365,14 @@ func (s *Server) receive(c *session, rd *protocol.Reader, b []byte) bool {
 // writeLoop sends queued packets until the session ends, then closes the
 // connection: with a NetMessageError and close code 4000+code, or at once for a
 // slow consumer.
+//
+// A write that takes longer than WriteTimeout makes the session a slow consumer.
+// One timer per connection, armed around each write, enforces that: a context
+// with a deadline per write would cost a timer, a context and an AfterFunc
+// registration in the websocket library for every packet.
 func (s *Server) writeLoop(c *session) {
+	wd := newWriteWatchdog(c)
+	defer wd.stop()
 	for {
 		select {
 		case p := <-c.out:
@@ -352,9 +380,13 @@ func (s *Server) writeLoop(c *session) {
 				s.closeConn(c)
 				return
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), s.cfg.WriteTimeout)
-			err := c.conn.Write(ctx, websocket.MessageBinary, p)
-			cancel()
+			wd.arm(s.cfg.WriteTimeout)
+			err := c.conn.Write(context.Background(), websocket.MessageBinary, p)
+			if !wd.disarm() {
+				// The watchdog fired, closing the connection, even if the write
+				// completed just before: the session ends as a slow consumer.
+				err = errWriteTimeout
+			}
 			if err != nil {
 				if !c.closed() {
 					c.fail(pb.ErrorCode_ERROR_CODE_SLOW_CONSUMER, "write: "+err.Error())
@@ -362,12 +394,34 @@ func (s *Server) writeLoop(c *session) {
 				c.conn.CloseNow()
 				return
 			}
+			c.recycle(p)
 		case <-c.ctx.Done():
 			s.closeConn(c)
 			return
 		}
 	}
 }
+
+var errWriteTimeout = errors.New("timed out")
+
+// writeWatchdog aborts a session's write in progress when its time is up, by
+// closing the connection (what the websocket library does itself when a write's
+// context expires).
+type writeWatchdog struct{ t *time.Timer }
+
+func newWriteWatchdog(c *session) writeWatchdog {
+	t := time.AfterFunc(time.Hour, func() { c.conn.CloseNow() })
+	t.Stop()
+	return writeWatchdog{t}
+}
+
+// arm starts the countdown of one write.
+func (w writeWatchdog) arm(d time.Duration) { w.t.Reset(d) }
+
+// disarm stops the countdown; it reports false when the timer had fired.
+func (w writeWatchdog) disarm() bool { return w.t.Stop() }
+
+func (w writeWatchdog) stop() { w.t.Stop() }
 
 // closeConn closes an ended session's connection.
 func (s *Server) closeConn(c *session) {
