@@ -194,8 +194,8 @@ func (g *Game) follow(e *Entity) bool {
 }
 
 // commitMoves runs after physics: it advances each mover's corner index when the move
-// reached its plan, turns it to face its planned motion (faceMotion), counts blocked
-// frames, and ends moves that arrived or are stuck.
+// reached its plan, turns a mover that moved to face its planned motion (faceMotion),
+// counts blocked frames, and ends moves that arrived or are stuck.
 func (g *Game) commitMoves() {
 	for _, e := range g.ents {
 		if e.dead || (e.motion[0] == 0 && e.motion[1] == 0) {
@@ -219,8 +219,10 @@ func (g *Game) commitMoves() {
 		} else {
 			e.stuck = 0
 		}
-		if yaw := faceMotion(e.motion, e.yaw, float32(e.speed*FrameSeconds)); yaw != e.yaw || moved[0] != 0 || moved[1] != 0 {
-			e.yaw = yaw
+		// A mover physics held still keeps its facing (and skips an atan2: in a jammed
+		// crowd most movers are held).
+		if moved[0] != 0 || moved[1] != 0 {
+			e.yaw = faceMotion(e.motion, e.yaw, float32(e.speed*FrameSeconds))
 			e.changed = g.frame
 		}
 		switch {
