@@ -198,7 +198,7 @@ func (g *Game) Follow(id, target EntityID, rng float32) error {
 }
 
 // LookAt turns the entity to face p (any entity, moving or not; a moving entity faces its
-// motion again on its next step).
+// planned motion again on its next step).
 func (g *Game) LookAt(id EntityID, p mgl32.Vec2) error {
 	if !finite2(p) {
 		return ErrNotFinite

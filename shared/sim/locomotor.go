@@ -194,8 +194,8 @@ func (g *Game) follow(e *Entity) bool {
 }
 
 // commitMoves runs after physics: it advances each mover's corner index when the move
-// reached its plan, turns it to face its motion, counts blocked frames, and ends moves
-// that arrived or are stuck.
+// reached its plan, turns a mover that moved to face its planned motion (faceMotion),
+// counts blocked frames, and ends moves that arrived or are stuck.
 func (g *Game) commitMoves() {
 	for _, e := range g.ents {
 		if e.dead || (e.motion[0] == 0 && e.motion[1] == 0) {
@@ -219,8 +219,10 @@ func (g *Game) commitMoves() {
 		} else {
 			e.stuck = 0
 		}
+		// A mover physics held still keeps its facing (and skips an atan2: in a jammed
+		// crowd most movers are held).
 		if moved[0] != 0 || moved[1] != 0 {
-			e.yaw = yawTo(moved, e.yaw)
+			e.yaw = faceMotion(e.motion, e.yaw, float32(e.speed*FrameSeconds))
 			e.changed = g.frame
 		}
 		switch {
@@ -305,4 +307,23 @@ func (g *Game) wander(e *Entity) {
 		return
 	}
 	g.setCommand(e, PathMove)
+}
+
+// minFacingMotion: a planned motion shorter than this (or than half the mover's step)
+// leaves the facing as it is.
+const minFacingMotion = cornerTolerance
+
+// faceMotion returns the yaw of a mover whose locomotor planned motion this frame with a
+// full step of step metres. A mover faces where its path takes it, not where physics
+// let it go: held against a wall vertex or another entity, its resolved move is a slide
+// of a few micrometres whose direction flips from frame to frame, and a client, which
+// knows the path but not every contact, could not predict the facing. A plan shorter
+// than minFacingMotion (the last sliver of a path, or a mover pushed onto its goal) has
+// no meaningful direction and keeps the yaw.
+func faceMotion(motion mgl32.Vec2, yaw, step float32) float32 {
+	m := min(minFacingMotion, float32(0.5*step))
+	if lenSq2(motion) < float32(m*m) {
+		return yaw
+	}
+	return yawTo(motion, yaw)
 }

@@ -61,11 +61,16 @@ func atan2(y, x float32) float32 {
 	mn, mx := min(ax, ay), max(ax, ay)
 	a := mn / mx
 	s := float32(a * a)
+	// Horner's scheme, unrolled: a loop over the coefficients cost twice as much.
 	r := float32(0.0028662257)
-	for _, c := range [...]float32{-0.0161657367, 0.0429096138, -0.0752896400, 0.1065626393,
-		-0.1420889944, 0.1999355085, -0.3333314528, 1} {
-		r = float32(r*s) + c
-	}
+	r = float32(r*s) - 0.0161657367
+	r = float32(r*s) + 0.0429096138
+	r = float32(r*s) - 0.0752896400
+	r = float32(r*s) + 0.1065626393
+	r = float32(r*s) - 0.1420889944
+	r = float32(r*s) + 0.1999355085
+	r = float32(r*s) - 0.3333314528
+	r = float32(r*s) + 1
 	r = float32(r * a)
 	if ay > ax {
 		r = 1.57079637 - r
@@ -87,3 +92,11 @@ func yawTo(d mgl32.Vec2, yaw float32) float32 {
 	}
 	return atan2(d[1], d[0])
 }
+
+// lo2 and hi2 return the componentwise minimum and maximum of a and b, for bounding
+// boxes. The built-in min and max compile to branch-free code; comparisons with
+// branches ran fewer instructions but were slower on crowds, whose motions point every
+// way (mispredicted branches).
+func lo2(a, b mgl32.Vec2) mgl32.Vec2 { return mgl32.Vec2{min(a[0], b[0]), min(a[1], b[1])} }
+
+func hi2(a, b mgl32.Vec2) mgl32.Vec2 { return mgl32.Vec2{max(a[0], b[0]), max(a[1], b[1])} }

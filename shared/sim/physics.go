@@ -202,8 +202,7 @@ func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, *
 	}
 	eg := &r.grid
 	end := add2(start, m)
-	mlo := mgl32.Vec2{min(start[0], end[0]), min(start[1], end[1])}
-	mhi := mgl32.Vec2{max(start[0], end[0]), max(start[1], end[1])}
+	mlo, mhi := lo2(start, end), hi2(start, end)
 	if !(mlo[0] >= g.nearLo[0] && mlo[1] >= g.nearLo[1] && mhi[0] <= g.nearHi[0] && mhi[1] <= g.nearHi[1]) {
 		g.gatherNear(eg, e, mlo, mhi)
 	}

@@ -235,6 +235,8 @@ type cells struct {
 	min    mgl32.Vec2
 	inv    float32 // 1 / cell size
 	nx, ny int32
+	lastX  float32 // float32(nx-1), float32(ny-1): converted once, not per lookup
+	lastY  float32
 }
 
 func (c *cells) init(b navi.AABB, size float32) {
@@ -242,27 +244,30 @@ func (c *cells) init(b navi.AABB, size float32) {
 	c.inv = 1 / size
 	c.nx = max(1, int32((b.Max[0]-b.Min[0])*c.inv)+1)
 	c.ny = max(1, int32((b.Max[1]-b.Min[1])*c.inv)+1)
+	c.lastX, c.lastY = float32(c.nx-1), float32(c.ny-1)
 }
 
-func (c *cells) coord(v, lo float32, n int32) int32 {
+// coord returns the cell index of v along an axis starting at lo whose last cell is
+// last, clamping outside values (and NaN) to the grid.
+func (c *cells) coord(v, lo, last float32) int32 {
 	f := float32((v - lo) * c.inv)
 	if !(f >= 0) { // also NaN
 		return 0
 	}
-	if f >= float32(n-1) {
-		return n - 1
+	if f >= last {
+		return int32(last)
 	}
 	return int32(f)
 }
 
 func (c *cells) cellOf(p mgl32.Vec2) int32 {
-	return c.coord(p[1], c.min[1], c.ny)*c.nx + c.coord(p[0], c.min[0], c.nx)
+	return c.coord(p[1], c.min[1], c.lastY)*c.nx + c.coord(p[0], c.min[0], c.lastX)
 }
 
 // span returns the cell ranges covering the box [lo, hi].
 func (c *cells) span(lo, hi mgl32.Vec2) (x0, y0, x1, y1 int32) {
-	return c.coord(lo[0], c.min[0], c.nx), c.coord(lo[1], c.min[1], c.ny),
-		c.coord(hi[0], c.min[0], c.nx), c.coord(hi[1], c.min[1], c.ny)
+	return c.coord(lo[0], c.min[0], c.lastX), c.coord(lo[1], c.min[1], c.lastY),
+		c.coord(hi[0], c.min[0], c.lastX), c.coord(hi[1], c.min[1], c.lastY)
 }
 
 // wallGrid holds the blocking edges of a mesh (edges between walkable and unwalkable
@@ -349,8 +354,7 @@ func (w *wallGrid) sweep(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
 		return geom.Hit{}, false
 	}
 	end := add2(c.Center, motion)
-	lo := mgl32.Vec2{min(c.Center[0], end[0]) - c.Radius, min(c.Center[1], end[1]) - c.Radius}
-	hi := mgl32.Vec2{max(c.Center[0], end[0]) + c.Radius, max(c.Center[1], end[1]) + c.Radius}
+	lo, hi := sub2(lo2(c.Center, end), vec(c.Radius)), add2(hi2(c.Center, end), vec(c.Radius))
 	x0, y0, x1, y1 := w.span(lo, hi)
 	reach := c.Radius + wallSlack
 	best, bestSeg, found := geom.Hit{}, int32(-1), false
@@ -430,7 +434,7 @@ type entGrid struct {
 // gridCellsPerEntity bounds the entity grid's cells per entity; gridMaxSize bounds its
 // cell size.
 const (
-	gridCellsPerEntity = 16
+	gridCellsPerEntity = 8
 	gridMaxSize        = 16
 )
 
@@ -479,9 +483,12 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 		n++
 		e.grid = eg.cellOf(e.pos)
 		eg.start[e.grid+2]++
-		eg.maxR = max(eg.maxR, e.radius)
-		if e.collision == Blocking {
-			eg.maxB = max(eg.maxB, e.radius)
+		// Radii are finite and not negative: a comparison does what max does.
+		if e.radius > eg.maxR {
+			eg.maxR = e.radius
+		}
+		if e.collision == Blocking && e.radius > eg.maxB {
+			eg.maxB = e.radius
 		}
 	}
 	var acc int32

@@ -7,13 +7,13 @@ import (
 
 // Walker moves an entity along its path the way the locomotor moves it when
 // nothing blocks it: speed × 50 ms a frame along straight legs and round turn
-// nodes' arcs, through as many nodes as that reaches, facing its motion. A client
+// nodes' arcs, through as many nodes as that reaches, facing its planned motion. A client
 // walks the entities the server replicates with it between their updates, and the
 // server walks its own copy of what the clients hold, so that it knows when they
 // need an update (collisions, slides and new commands are the server's alone).
 //
 // Step runs the code a Step of the Game runs for an unobstructed mover (the
-// locomotor's advance, the physics' unblocked move, passed corners, yawTo), so a
+// locomotor's advance, the physics' unblocked move, passed corners, faceMotion), so a
 // walker started from an entity's exact state stays on it bit for bit until
 // something gets in its way.
 type Walker struct {
@@ -65,11 +65,11 @@ func (w *Walker) Step() bool {
 	}
 	from := w.Pos
 	w.loco.next = int32(w.Next)
-	p, planNext := w.loco.advance(from, float32(min(w.Speed, MaxSpeed)*FrameSeconds))
-	w.Pos = add2(from, sub2(p, from)) // what physics does with an unblocked motion
+	step := float32(min(w.Speed, MaxSpeed) * FrameSeconds)
+	p, planNext := w.loco.advance(from, step)
+	motion := sub2(p, from)
+	w.Pos = add2(from, motion) // what physics does with an unblocked motion
 	w.Next = int(w.loco.passedCorners(planNext, w.Pos))
-	if moved := sub2(w.Pos, from); moved[0] != 0 || moved[1] != 0 {
-		w.Yaw = yawTo(moved, w.Yaw)
-	}
+	w.Yaw = faceMotion(motion, w.Yaw, step)
 	return w.Walking()
 }
