@@ -35,10 +35,11 @@ func crowd(tb testing.TB, n int, seed uint64) *Game {
 	return g
 }
 
-// BenchmarkFrame measures one Step of the default region with 1k and 10k wandering NPCs,
+// BenchmarkFrame measures one Step of the default region with 1k, 10k and 25k wandering NPCs
+// (25k: about what the default region holds on its spawn grid; 50k needs a larger world),
 // after 200 warm-up frames (every NPC has walked, rested and re-planned).
 func BenchmarkFrame(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
+	for _, n := range []int{1000, 10000, 25000} {
 		b.Run(fmt.Sprintf("npcs=%d", n), func(b *testing.B) {
 			g := crowd(b, n, 1)
 			for range 200 {
