@@ -17,19 +17,9 @@ import (
 // avatar moved with window.twinframe.moveTo walks on the server. Any console error fails
 // it (webtest).
 func TestBrowserAgainstServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
-	if _, err := os.Stat(webtest.ChromiumPath); err != nil {
-		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", webtest.ChromiumPath)
-	}
-	dir := webtest.BuildWasm(t, "../../../wasm")
-	s := startServer(t, "", nil)
-	page := httptest.NewServer(s.Handler(web.Handler(web.Options{WasmDir: dir})))
-	defer page.Close()
-
+	page := servePage(t)
 	b := webtest.NewTab(t, webtest.StartBrowser(t, 1100, 700))
-	b.Do(t, chromedp.Navigate(page.URL+"/?name=browser&xdump=off"))
+	b.Do(t, chromedp.Navigate(page+"/?name=browser&xdump=off"))
 	b.Poll(t, "the page to connect and show the region",
 		`!!(window.twinframe && twinframe.connected && twinframe.avatarId > 0 && twinframe.entities > 0)`, 2*time.Minute)
 	f0 := webtest.Eval[float64](t, b, "twinframe.serverFrame")
@@ -52,4 +42,22 @@ func TestBrowserAgainstServer(t *testing.T) {
 		t.Errorf("page error: %s", got)
 	}
 	b.Screenshot(t, "server")
+}
+
+// servePage skips the test in -short mode or without Chromium; otherwise it builds
+// the wasm viewer, starts the real server with the viewer's page and returns the
+// page's URL (closed when the test ends).
+func servePage(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	if _, err := os.Stat(webtest.ChromiumPath); err != nil {
+		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", webtest.ChromiumPath)
+	}
+	dir := webtest.BuildWasm(t, "../../../wasm")
+	s := startServer(t, "", nil)
+	page := httptest.NewServer(s.Handler(web.Handler(web.Options{WasmDir: dir})))
+	t.Cleanup(page.Close)
+	return page.URL
 }

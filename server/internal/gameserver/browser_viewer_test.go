@@ -3,13 +3,10 @@ package gameserver
 import (
 	"fmt"
 	"math"
-	"net/http/httptest"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/twinframe/twinframe/web"
 	"github.com/twinframe/twinframe/web/webtest"
 )
 
@@ -17,19 +14,10 @@ import (
 // against the real server: the server's frame-time graphs, the replay of the
 // recorded session to the same avatar positions, and the latency slider.
 func TestBrowserViewerTools(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
-	}
-	if _, err := os.Stat(webtest.ChromiumPath); err != nil {
-		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", webtest.ChromiumPath)
-	}
-	dir := webtest.BuildWasm(t, "../../../wasm")
-	s := startServer(t, "", nil)
-	page := httptest.NewServer(s.Handler(web.Handler(web.Options{WasmDir: dir})))
-	defer page.Close()
+	page := servePage(t)
 	b := webtest.NewTab(t, webtest.StartBrowser(t, 800, 560))
 	start := time.Now()
-	b.Do(t, chromedp.Navigate(page.URL+"/?name=tools&xdump=off"))
+	b.Do(t, chromedp.Navigate(page+"/?name=tools&xdump=off"))
 	b.Poll(t, "the page to connect", `!!(window.twinframe && twinframe.connected && twinframe.avatarId > 0 && twinframe.ticks > 5)`, 2*time.Minute)
 	t.Logf("connected %v after navigation, %.1f fps", time.Since(start).Round(time.Millisecond), webtest.Eval[float64](t, b, "twinframe.fps"))
 
