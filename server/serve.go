@@ -84,13 +84,17 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	hs := &http.Server{Handler: srv.Handler(web.Handler(web.Options{WasmDir: *wasmDir})), ReadHeaderTimeout: 10 * time.Second}
+	runDone := make(chan error, 1)
+	go func() { runDone <- srv.Run(ctx) }()
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- hs.Serve(ln) }()
+	// The URL is a promise that the server answers: print it once the loop runs.
+	<-srv.Started()
 	fmt.Fprintf(stdout, "twinframe: serving http://%s/\n", ln.Addr())
 	if generated {
 		fmt.Fprintf(stdout, "twinframe: deity token %s\n", *token)
 	}
-	httpDone := make(chan error, 1)
-	go func() { httpDone <- hs.Serve(ln) }()
-	runErr := srv.Run(ctx)
+	runErr := <-runDone
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = hs.Shutdown(shutCtx)

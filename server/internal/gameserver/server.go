@@ -149,6 +149,7 @@ type Server struct {
 	reqs    chan func()
 	done    chan struct{} // closed when the loop stops taking requests
 	running atomic.Bool
+	started chan struct{} // closed once Run has started the frame loop
 	nextID  atomic.Uint64
 	conns   sync.WaitGroup // connection goroutines
 
@@ -182,7 +183,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, reqs: make(chan func(), 256), done: make(chan struct{}),
+	s := &Server{cfg: cfg, log: cfg.Logger, reqs: make(chan func(), 256), done: make(chan struct{}), started: make(chan struct{}),
 		byName: map[string]*session{}, last: map[sim.EntityID]*tracked{}, cands: map[int32][]replica.Candidate{}}
 	names, err := fs.Glob(cfg.Files, "*.config")
 	if err != nil {
@@ -228,6 +229,10 @@ var serverPacketLimits = protocol.Limits{MaxPacketSize: protocol.HeaderSize + pr
 // client message (a 256 KiB live edit) and few messages per packet.
 var clientPacketLimits = protocol.Limits{MaxPacketSize: 260 << 10, MaxMessageSize: 256 << 10, MaxMessages: 64}
 
+// Started is closed once Run has started: from then on /healthz answers ok, so a
+// caller can announce the server only when it is really up.
+func (s *Server) Started() <-chan struct{} { return s.started }
+
 // Run runs the frame loop until ctx ends, then shuts down: every session is closed
 // (ERROR_CODE_SHUTDOWN), every avatar saved in one transaction, pending saves
 // flushed, and connection goroutines awaited (up to five seconds). It returns nil
@@ -236,6 +241,7 @@ func (s *Server) Run(ctx context.Context) error {
 	if !s.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("gameserver: Run called twice")
 	}
+	close(s.started)
 	saverDone := make(chan struct{})
 	go func() { s.saver.run(); close(saverDone) }()
 	s.lastSave = s.cfg.Clock.Now()
