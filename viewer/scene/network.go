@@ -25,8 +25,11 @@ import (
 const (
 	MinRedial = 500 * time.Millisecond
 	MaxRedial = 8 * time.Second
-	// DialTimeout bounds one connection attempt (dial, login, first region).
-	DialTimeout = 10 * time.Second
+	// DialTimeout bounds one connection attempt (dial, login, first region). It is
+	// generous because in a browser the attempt shares one thread with the page: a
+	// page starved of CPU (a loaded machine, a background tab) runs the login and the
+	// navmesh build of the region in slices between its frames.
+	DialTimeout = 30 * time.Second
 )
 
 // NetworkOptions configure a Network source.
@@ -59,7 +62,8 @@ type Network struct {
 	gd     *GameDrawer
 	views  []replica.View
 	drifts []replica.DriftSample
-	lastDF uint64 // last drift frame graphed
+	seenDF int // drift samples graphed from the current replica (its Compared count)
+	powers []sim.PowerResult
 	st     Status
 	aoi    replica.AOI
 
@@ -125,6 +129,23 @@ func NewNetwork(opt NetworkOptions) *Network {
 	n.graphs = []*Series{n.drift, n.rtt, n.in, n.out, n.srvFrame, n.srvLate}
 	n.st = Status{Mode: "network"}
 	return n
+}
+
+// graphDrift graphs and logs the drift samples compared since the last call.
+// Samples are counted, not keyed by frame: a frame can be compared twice (a
+// rewind, a resync) and a new connection's replica counts from zero again.
+func (n *Network) graphDrift(compared int) {
+	if compared < n.seenDF {
+		n.seenDF = 0
+	}
+	fresh := min(compared-n.seenDF, len(n.drifts))
+	n.seenDF = compared
+	for _, s := range n.drifts[len(n.drifts)-fresh:] {
+		n.drift.Add(s.PosError)
+		if s.Corrected {
+			n.addLog(s.Frame, fmt.Sprintf("correction %.3f m after %d replayed frames", s.Correction, s.Replayed))
+		}
+	}
 }
 
 func (n *Network) addLog(frame uint64, text string) {
@@ -222,25 +243,17 @@ func (n *Network) Update(now time.Duration) error {
 			Connected: true, Mode: "network", Frame: r.PredictedFrame(), ServerFrame: r.ServerFrame(),
 			Entities: r.Len(), AvatarID: r.Player(), Paused: r.Paused(), Error: n.lastErr,
 		}
+		d := r.Drift()
 		n.drifts = r.DriftLog(n.drifts[:0])
-		for _, s := range n.drifts {
-			if s.Frame > n.lastDF {
-				n.lastDF = s.Frame
-				n.drift.Add(s.PosError)
-				n.st.Drift = s.PosError
-				if s.Corrected {
-					n.addLog(s.Frame, fmt.Sprintf("correction %.3f m after %d replayed frames", s.Correction, s.Replayed))
-				}
-			}
-		}
+		n.graphDrift(d.Compared)
 		if len(n.drifts) > 0 {
 			n.st.Drift = n.drifts[len(n.drifts)-1].PosError
 		}
-		d := r.Drift()
 		n.st.DriftMax, n.st.Corrections = d.MaxPosError, d.Corrections
 		n.st.RTT = float32(r.Clock().RTT().Seconds() * 1000)
 		n.rttSample(r.Clock().RTT())
-		for _, pr := range r.PowerResults() {
+		n.powers = r.TakePowerResults(n.powers[:0])
+		for _, pr := range n.powers {
 			n.addLog(pr.Frame, fmt.Sprintf("bolt %d hit %d at (%.2f, %.2f)", pr.Projectile, pr.Target, pr.Point[0], pr.Point[1]))
 		}
 		if err := r.ResyncReason(); err != nil {
