@@ -120,7 +120,13 @@ func (g *Game) moveEntity(r *Region, e *Entity) {
 	sw := Sweep{Frame: g.frame, Start: start, Radius: rad}
 	target := add2(start, m)
 	wallHit := false
-	if h, ok := r.walls.sweep(geom.Circle{Center: start, Radius: rad}, m); ok {
+	// Every sweep below keeps its disc within |m| + rad of start (|x| + |y| bounds
+	// |m|): when no wall is that near, the wall sweeps, which are not inlined, are
+	// skipped. Most movers of a crowd are far from walls.
+	nearWall := r.walls.near(start, rad+abs32(m[0])+abs32(m[1]))
+	if !nearWall {
+		// No wall sweep.
+	} else if h, ok := r.walls.sweep(geom.Circle{Center: start, Radius: rad}, m); ok {
 		wallHit = true
 		t := backoff(h.T, len2(m))
 		p1 := axpy2(start, m, t)
@@ -147,13 +153,15 @@ func (g *Game) moveEntity(r *Region, e *Entity) {
 			if h2, _, ok := g.sweepNear(r, e, p, slide); ok {
 				tmax = backoff(h2.T, len2(slide))
 			}
-			if h3, ok := r.walls.sweep(geom.Circle{Center: p, Radius: rad}, slide); ok {
+			if !nearWall {
+				// No wall sweep.
+			} else if h3, ok := r.walls.sweep(geom.Circle{Center: p, Radius: rad}, slide); ok {
 				tmax = min(tmax, backoff(h3.T, len2(slide)))
 				wallHit = true
 			}
 			target = axpy2(p, slide, tmax)
-			sw.Hit, sw.Other, sw.Point, sw.Normal = true, other.id, h.Point, h.Normal
-			g.events = append(g.events, Event{Kind: OnCollide, Frame: g.frame, A: e.id, B: other.id, Point: h.Point, Normal: h.Normal})
+			sw.Hit, sw.Other, sw.Point, sw.Normal = true, other, h.Point, h.Normal
+			g.events = append(g.events, Event{Kind: OnCollide, Frame: g.frame, A: e.id, B: other, Point: h.Point, Normal: h.Normal})
 		}
 	}
 	// The slide's end may cut a corner that neither sweep saw; never leave walkable
@@ -194,11 +202,13 @@ func (g *Game) gatherNear(eg *entGrid, e *Entity, lo, hi mgl32.Vec2) {
 }
 
 // sweepNear sweeps e's disc from start by m against the other blocking entities of the
-// region, at their current positions; ties go to the lower id. It reads the candidates
-// of the last gatherNear when its box holds the motion, else the grid.
-func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, *Entity, bool) {
+// region, at their current positions, and returns the first hit and the id of the
+// entity hit (read from its slot: the entity itself is elsewhere in memory); ties go
+// to the lower id. It reads the candidates of the last gatherNear when its box holds
+// the motion, else the grid.
+func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, EntityID, bool) {
 	if m[0] == 0 && m[1] == 0 {
-		return geom.Hit{}, nil, false
+		return geom.Hit{}, 0, false
 	}
 	eg := &r.grid
 	end := add2(start, m)
@@ -210,7 +220,7 @@ func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, *
 	mm := lenSq2(m)
 	var best geom.Hit
 	var bestID EntityID
-	hit := int32(-1)
+	hit := false
 	for _, i := range g.near {
 		s := &eg.slots[i]
 		rr := e.radius + s.r
@@ -227,14 +237,11 @@ func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, *
 		if !ok || dot2(h.Normal, m) >= 0 {
 			continue
 		}
-		if hit < 0 || h.T < best.T || (h.T == best.T && s.id < bestID) {
-			best, bestID, hit = h, s.id, i
+		if !hit || h.T < best.T || (h.T == best.T && s.id < bestID) {
+			best, bestID, hit = h, s.id, true
 		}
 	}
-	if hit < 0 {
-		return geom.Hit{}, nil, false
-	}
-	return best, eg.items[hit], true
+	return best, bestID, hit
 }
 
 // moveProjectile flies a projectile: the first wall or colliding entity (other than its

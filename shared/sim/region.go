@@ -279,6 +279,7 @@ type wallGrid struct {
 	start []int32
 	items []wallSeg
 	segs  []geom.Segment
+	clr   clearance
 }
 
 // wallSeg is a blocking edge as a cell holds it: its box, the unit normal n and offset
@@ -344,15 +345,28 @@ func (w *wallGrid) build(m *navi.Mesh, size float32) {
 		w.items[w.start[c]+fill[c]] = ws
 		fill[c]++
 	})
+	w.clr.build(m.Bounds(), w.segs)
 }
 
 // sweep moves circle c by motion against the walls and returns the first contact whose
 // normal opposes the motion (a disc already touching a wall may move away from it).
 // Ties go to the lower segment index.
 func (w *wallGrid) sweep(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
-	if motion[0] == 0 && motion[1] == 0 {
+	// |x| + |y| ≥ |motion|: no edge within the radius of the motion's path.
+	if (motion[0] == 0 && motion[1] == 0) || !w.near(c.Center, c.Radius+abs32(motion[0])+abs32(motion[1])) {
 		return geom.Hit{}, false
 	}
+	return w.sweepEdges(c, motion)
+}
+
+// near reports whether a blocking edge may come within d of p (the clearance field
+// cannot rule it out); it inlines.
+func (w *wallGrid) near(p mgl32.Vec2, d float32) bool {
+	return !(w.clr.clearOf(p) > d+wallSlack)
+}
+
+// sweepEdges is sweep on the edges of the cells the motion's box touches.
+func (w *wallGrid) sweepEdges(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
 	end := add2(c.Center, motion)
 	lo, hi := sub2(lo2(c.Center, end), vec(c.Radius)), add2(hi2(c.Center, end), vec(c.Radius))
 	x0, y0, x1, y1 := w.span(lo, hi)
@@ -390,6 +404,9 @@ func (w *wallGrid) sweep(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
 // which are on walkable ground, this says the disc is walkable without locating p in
 // the mesh.
 func (w *wallGrid) clear(p mgl32.Vec2, r float32) bool {
+	if !w.near(p, r) {
+		return true
+	}
 	lo, hi := sub2(p, vec(r)), add2(p, vec(r))
 	x0, y0, x1, y1 := w.span(lo, hi)
 	for y := y0; y <= y1; y++ {
