@@ -182,7 +182,8 @@ func (g *Game) gatherNear(eg *entGrid, e *Entity, lo, hi mgl32.Vec2) {
 	// Entities sit in the cell of their position at the start of the frame and have
 	// moved at most maxMotion since.
 	reach := e.radius + eg.maxB + g.maxMotion
-	x0, y0, x1, y1 := eg.span(sub2(lo, vec(reach)), add2(hi, vec(reach)))
+	x0, y0 := eg.xy(sub2(lo, vec(reach)))
+	x1, y1 := eg.xy(add2(hi, vec(reach)))
 	near := g.near[:0]
 	for y := y0; y <= y1; y++ {
 		a, b := eg.rowBounds(y, x0, x1)

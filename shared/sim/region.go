@@ -260,14 +260,22 @@ func (c *cells) coord(v, lo, last float32) int32 {
 	return int32(f)
 }
 
+// xy returns the column and row of the cell of p; it inlines (cellOf and span do not),
+// so the per-entity loops call it.
+func (c *cells) xy(p mgl32.Vec2) (x, y int32) {
+	return c.coord(p[0], c.min[0], c.lastX), c.coord(p[1], c.min[1], c.lastY)
+}
+
 func (c *cells) cellOf(p mgl32.Vec2) int32 {
-	return c.coord(p[1], c.min[1], c.lastY)*c.nx + c.coord(p[0], c.min[0], c.lastX)
+	x, y := c.xy(p)
+	return y*c.nx + x
 }
 
 // span returns the cell ranges covering the box [lo, hi].
 func (c *cells) span(lo, hi mgl32.Vec2) (x0, y0, x1, y1 int32) {
-	return c.coord(lo[0], c.min[0], c.lastX), c.coord(lo[1], c.min[1], c.lastY),
-		c.coord(hi[0], c.min[0], c.lastX), c.coord(hi[1], c.min[1], c.lastY)
+	x0, y0 = c.xy(lo)
+	x1, y1 = c.xy(hi)
+	return x0, y0, x1, y1
 }
 
 // wallGrid holds the blocking edges of a mesh (edges between walkable and unwalkable
@@ -498,7 +506,8 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 			continue
 		}
 		n++
-		e.grid = eg.cellOf(e.pos)
+		x, y := eg.xy(e.pos)
+		e.grid = y*eg.nx + x
 		eg.start[e.grid+2]++
 		// Radii are finite and not negative: a comparison does what max does.
 		if e.radius > eg.maxR {
