@@ -206,7 +206,7 @@ func (g *Game) commitMoves() {
 			}
 			continue
 		}
-		if e.power.power != 0 {
+		if e.projectile() {
 			continue // projectiles are done in physics
 		}
 		want := add2(e.from, e.motion)

@@ -106,7 +106,7 @@ func (g *Game) physicsResolveEntities() {
 		if r == nil {
 			continue
 		}
-		if e.power.power != 0 {
+		if e.projectile() {
 			g.moveProjectile(r, e)
 			continue
 		}
@@ -172,7 +172,7 @@ func (g *Game) moveEntity(r *Region, e *Entity) {
 	e.pos = target
 	r.grid.moved(e)
 	sw.End = target
-	e.sweep, e.hasSweep = sw, true
+	e.sweep = sw
 }
 
 // gatherNear collects in g.near the grid slots of the region's blocking entities other
@@ -301,42 +301,18 @@ func (g *Game) moveProjectile(r *Region, e *Entity) {
 	}
 	e.changed = g.frame
 	sw.End = e.pos
-	e.sweep, e.hasSweep = sw, true
+	e.sweep = sw
 }
 
 // overlaps recomputes the overlapping pairs (at least one Overlapping entity, neither
 // CollideNone) from the final positions and emits begin and end events.
 func (g *Game) overlaps() {
 	cur := g.pairsNext[:0]
-	// The grid still files entities under their cells at the start of the frame; they
-	// have moved at most maxMotion since, so queries reach that much further.
-	for _, e := range g.ents {
-		if e.dead || e.collision != Overlapping {
-			continue
-		}
-		r := g.regionOf(e)
-		if r == nil {
-			continue
-		}
-		eg := &r.grid
-		reach := e.radius + eg.maxR + g.maxMotion
-		x0, y0, x1, y1 := eg.span(mgl32.Vec2{e.pos[0] - reach, e.pos[1] - reach}, mgl32.Vec2{e.pos[0] + reach, e.pos[1] + reach})
-		for y := y0; y <= y1; y++ {
-			for _, o := range eg.row(y, x0, x1) {
-				if o == e || o.dead || (o.collision == Overlapping && o.id < e.id) {
-					continue
-				}
-				rr := e.radius + o.radius
-				if lenSq2(sub2(o.pos, e.pos)) >= float32(rr*rr) {
-					continue
-				}
-				p := pair{e.id, o.id}
-				if o.id < e.id {
-					p = pair{o.id, e.id}
-				}
-				cur = append(cur, p)
-			}
-		}
+	// The grid's list of Overlapping entities spares a pass over every entity (in a
+	// crowd of blocking NPCs, nearly all); the pairs are sorted below, so the order of
+	// the visits does not matter.
+	for _, r := range g.regions {
+		cur = g.overlapsIn(r, cur)
 	}
 	slices.SortFunc(cur, cmpPair)
 	prev := g.pairs
@@ -364,6 +340,37 @@ func (g *Game) overlaps() {
 		}
 	}
 	g.pairs, g.pairsNext = cur, prev
+}
+
+// overlapsIn appends to cur the pairs that the Overlapping entities of r are in.
+func (g *Game) overlapsIn(r *Region, cur []pair) []pair {
+	eg := &r.grid
+	for _, e := range eg.over {
+		if e.dead || e.collision != Overlapping {
+			continue
+		}
+		// The grid still files entities under their cells at the start of the frame;
+		// they have moved at most maxMotion since, so queries reach that much further.
+		reach := e.radius + eg.maxR + g.maxMotion
+		x0, y0, x1, y1 := eg.span(mgl32.Vec2{e.pos[0] - reach, e.pos[1] - reach}, mgl32.Vec2{e.pos[0] + reach, e.pos[1] + reach})
+		for y := y0; y <= y1; y++ {
+			for _, o := range eg.row(y, x0, x1) {
+				if o == e || o.dead || (o.collision == Overlapping && o.id < e.id) {
+					continue
+				}
+				rr := e.radius + o.radius
+				if lenSq2(sub2(o.pos, e.pos)) >= float32(rr*rr) {
+					continue
+				}
+				p := pair{e.id, o.id}
+				if o.id < e.id {
+					p = pair{o.id, e.id}
+				}
+				cur = append(cur, p)
+			}
+		}
+	}
+	return cur
 }
 
 // Overlapping reports whether a and b overlapped at the end of the last frame (at least

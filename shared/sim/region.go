@@ -451,9 +451,10 @@ type entGrid struct {
 	size   float32 // current cell size
 	start  []int32
 	items  []*Entity
-	slots  []slot  // beside items: what the sweeps read, contiguous
-	maxR   float32 // largest radius in the grid
-	maxB   float32 // largest radius of a blocking entity
+	slots  []slot    // beside items: what the sweeps read, contiguous
+	over   []*Entity // the Overlapping entities, in id order: what overlaps() visits
+	maxR   float32   // largest radius in the grid
+	maxB   float32   // largest radius of a blocking entity
 }
 
 // gridCellsPerEntity bounds the entity grid's cells per entity; gridMaxSize bounds its
@@ -496,6 +497,7 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 	}
 	clear(eg.start)
 	eg.maxR, eg.maxB = 0, 0
+	eg.over = eg.over[:0]
 	n := 0
 	for _, e := range ents {
 		if e.region != region {
@@ -515,6 +517,9 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 		}
 		if e.collision == Blocking && e.radius > eg.maxB {
 			eg.maxB = e.radius
+		}
+		if e.collision == Overlapping {
+			eg.over = append(eg.over, e)
 		}
 	}
 	var acc int32
