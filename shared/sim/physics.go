@@ -93,24 +93,25 @@ func backoff(t, l float32) float32 {
 // a motion, in id order, is swept against its region's walls (one slide along the wall
 // it hits) and then, if it is blocking, against the other blocking entities (truncated at
 // the first contact, one slide); projectiles sweep against walls and every colliding
-// entity. Then overlaps are recomputed and compared with the last frame's.
+// entity. Each entity's move is committed (commitMove) right after its sweep: no later
+// sweep reads what a commit changes, and one pass over the entities, which do not fit
+// in the cache at 10k, is cheaper than two. Then overlaps are recomputed and compared
+// with the last frame's.
 func (g *Game) physicsResolveEntities() {
 	for _, r := range g.regions {
 		r.grid.build(g.ents, r.id)
 	}
 	for _, e := range g.ents {
-		if e.dead || (e.motion[0] == 0 && e.motion[1] == 0) {
-			continue
+		if !e.dead && (e.motion[0] != 0 || e.motion[1] != 0) {
+			if r := g.regionOf(e); r == nil {
+				// Not in a region of the game: it does not move.
+			} else if e.projectile() {
+				g.moveProjectile(r, e)
+			} else {
+				g.moveEntity(r, e)
+			}
 		}
-		r := g.regionOf(e)
-		if r == nil {
-			continue
-		}
-		if e.projectile() {
-			g.moveProjectile(r, e)
-			continue
-		}
-		g.moveEntity(r, e)
+		g.commitMove(e)
 	}
 	g.overlaps()
 }
