@@ -260,15 +260,10 @@ func (c *cells) coord(v, lo, last float32) int32 {
 	return int32(f)
 }
 
-// xy returns the column and row of the cell of p; it inlines (cellOf and span do not),
-// so the per-entity loops call it.
+// xy returns the column and row of the cell of p; it inlines (span does not), so the
+// per-entity loops call it.
 func (c *cells) xy(p mgl32.Vec2) (x, y int32) {
 	return c.coord(p[0], c.min[0], c.lastX), c.coord(p[1], c.min[1], c.lastY)
-}
-
-func (c *cells) cellOf(p mgl32.Vec2) int32 {
-	x, y := c.xy(p)
-	return y*c.nx + x
 }
 
 // span returns the cell ranges covering the box [lo, hi].
