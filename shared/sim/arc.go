@@ -70,6 +70,25 @@ func tangent(pa mgl32.Vec2, ra float32, pb mgl32.Vec2, rb float32) (from, to, u 
 	return axpy2(pa, n, -ra), axpy2(pb, n, -rb), u, true
 }
 
+// tangentTo returns where the tangent from point p touches node b (centre pb, signed
+// radius rb), and ok as tangent does: the same arithmetic as tangent(p, 0, pb, rb)'s
+// second result, without the two results the walk does not need (it calls this for
+// every mover heading for a turn, every frame).
+func tangentTo(p, pb mgl32.Vec2, rb float32) (mgl32.Vec2, bool) {
+	dh, l := unit2(sub2(pb, p))
+	if l == 0 {
+		return pb, false
+	}
+	alpha := rb / l // (rb - 0) / l: the same bits
+	if !(alpha >= -1 && alpha <= 1) {
+		return pb, false
+	}
+	k := float32(math.Sqrt(float64(1 - float32(alpha*alpha))))
+	perp := mgl32.Vec2{-dh[1], dh[0]}
+	n := mgl32.Vec2{float32(alpha*dh[0]) + float32(k*perp[0]), float32(alpha*dh[1]) + float32(k*perp[1])}
+	return axpy2(pb, n, -rb), true
+}
+
 func cross2(a, b mgl32.Vec2) float32 { return float32(a[0]*b[1]) - float32(a[1]*b[0]) }
 
 // arcAngle returns the angle in [0, 2π) from p to q about c, turning to side.

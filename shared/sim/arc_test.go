@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -224,6 +225,23 @@ func TestWallsClear(t *testing.T) {
 	for _, p := range []mgl32.Vec2{{64, 64}, {128, 64}, {100, 34}} {
 		if !r.Mesh().Contains(p, 1, walkFlags) || !w.clear(p, 0.9) {
 			t.Errorf("%v: open ground not clear", p)
+		}
+	}
+}
+
+// TestTangentTo: tangentTo gives tangent(p, 0, ...)'s touching point bit for bit.
+func TestTangentTo(t *testing.T) {
+	t.Parallel()
+	const seed = 5
+	rng := rand.New(rand.NewPCG(seed, 3))
+	for range 100000 {
+		p := mgl32.Vec2{rng.Float32()*200 - 4, rng.Float32()*200 - 4}
+		c := axpy2(p, mgl32.Vec2{rng.Float32()*2 - 1, rng.Float32()*2 - 1}, rng.Float32()*8)
+		rb := (rng.Float32()*2 - 1) * 1.5
+		_, want, _, wok := tangent(p, 0, c, rb)
+		got, ok := tangentTo(p, c, rb)
+		if got != want || ok != wok {
+			t.Fatalf("seed %d: tangentTo(%v, %v, %g) = %v %v, tangent gives %v %v", seed, p, c, rb, got, ok, want, wok)
 		}
 	}
 }

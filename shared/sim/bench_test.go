@@ -2,28 +2,45 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/twinframe/twinframe/shared/world"
 )
 
 // crowd builds the default world without population and spawns n wandering NPCs
 // (prototype "wanderer"), spread over the three areas by their size.
 func crowd(tb testing.TB, n int, seed uint64) *Game {
 	tb.Helper()
-	g, err := New(defaultWorld(tb), &Options{Seed: seed, NoPopulation: true})
+	return crowdIn(tb, defaultWorld(tb), n, seed)
+}
+
+// crowdShare is the share (percent) of a crowd that each kind of area of the default
+// region gets, by the area's name before any copy's suffix.
+var crowdShare = map[string]int{"streets": 70, "park": 22, "lab": 8}
+
+// crowdIn builds world w without population and spawns n wandering NPCs over the areas
+// of its first region: each kind of area gets its share of crowdShare, split evenly
+// between its copies (the bench world has one per tile).
+func crowdIn(tb testing.TB, w *world.World, n int, seed uint64) *Game {
+	tb.Helper()
+	g, err := New(w, &Options{Seed: seed, NoPopulation: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	parts := []struct {
-		area  string
-		share int
-	}{{"streets", 70}, {"park", 22}, {"lab", 8}}
+	r := g.Regions()[0]
+	copies := map[string]int{}
+	for _, a := range r.areas {
+		copies[areaKind(a.name)]++
+	}
 	placed := 0
-	for i, p := range parts {
-		k := n * p.share / 100
-		if i == len(parts)-1 {
+	for i, a := range r.areas {
+		kind := areaKind(a.name)
+		k := n * crowdShare[kind] / 100 / copies[kind]
+		if i == len(r.areas)-1 {
 			k = n - placed
 		}
-		got, err := g.SpawnInArea(0, p.area, 1, k)
+		got, err := g.SpawnInArea(r.id, a.name, 1, k)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -35,13 +52,31 @@ func crowd(tb testing.TB, n int, seed uint64) *Game {
 	return g
 }
 
-// BenchmarkFrame measures one Step of the default region with 1k, 10k and 25k wandering NPCs
-// (25k: about what the default region holds on its spawn grid; 50k needs a larger world),
-// after 200 warm-up frames (every NPC has walked, rested and re-planned).
+func areaKind(name string) string {
+	kind, _, _ := strings.Cut(name, "-")
+	return kind
+}
+
+// BenchmarkFrame measures one Step with wandering NPCs, after 200 warm-up frames (every
+// NPC has walked, rested and re-planned): 1k, 10k and 25k in the default region (25k
+// is about what it holds on its spawn grid), and 50k in the bench world, the default
+// region tiled 2×2 (benchWorld: four times the area and obstacles, so 50k there is
+// 1.25 times the crowd density of 10k in the default region).
 func BenchmarkFrame(b *testing.B) {
-	for _, n := range []int{1000, 10000, 25000} {
-		b.Run(fmt.Sprintf("npcs=%d", n), func(b *testing.B) {
-			g := crowd(b, n, 1)
+	for _, c := range []struct {
+		n     int
+		tiles int
+	}{{1000, 1}, {10000, 1}, {25000, 1}, {50000, 2}} {
+		name := fmt.Sprintf("npcs=%d", c.n)
+		if c.tiles > 1 {
+			name = fmt.Sprintf("npcs=%d/world=%dx%d", c.n, c.tiles, c.tiles)
+		}
+		b.Run(name, func(b *testing.B) {
+			w := defaultWorld(b)
+			if c.tiles > 1 {
+				w = benchWorld(b, c.tiles)
+			}
+			g := crowdIn(b, w, c.n, 1)
 			for range 200 {
 				if err := g.Step(); err != nil {
 					b.Fatal(err)

@@ -101,7 +101,7 @@ func DebugDraw(d debugdraw.Drawer, g *Game, opt DrawOptions) {
 		if opt.Paths && e.loco.mode != Idle && int(e.loco.next) < len(e.loco.path) {
 			drawPath(d, &e.loco, e.pos)
 		}
-		if opt.Sweeps && e.hasSweep {
+		if opt.Sweeps && e.sweep.Frame != 0 {
 			s := e.sweep
 			d.Circle(s.Start, s.Radius, ColorSweep.WithAlpha(120), false)
 			d.Circle(s.End, s.Radius, ColorSweep, false)

@@ -2,9 +2,11 @@ package sim
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
@@ -181,6 +183,53 @@ func TestReplicationPacksWithoutCopies(t *testing.T) {
 		}
 		if n := testing.AllocsPerRun(20, unpack); n != 0 {
 			t.Errorf("%s: unpack into a used entity allocates %v times", tc.name, n)
+		}
+	}
+}
+
+// TestEntityRefusesABlockingProjectile: every projectile collides with nothing, which
+// physics relies on (Entity.projectile); an archive that says otherwise is corrupt.
+func TestEntityRefusesABlockingProjectile(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		collision Collision
+		want      error
+	}{{CollideNone, nil}, {Blocking, ErrCorrupt}, {Overlapping, ErrCorrupt}} {
+		in := &Entity{id: 5, proto: ProtoProjectile, collision: c.collision, radius: BoltRadius,
+			power: projectile{power: PowerBolt, source: 1, left: 3}}
+		p := archive.NewPacker(archive.Database, archive.AllChannels)
+		if err := in.Serialize(p); err != nil {
+			t.Fatal(err)
+		}
+		u, err := archive.NewUnpacker(archive.Database, p.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := (&Entity{}).Serialize(u); !errors.Is(err, c.want) {
+			t.Errorf("projectile with collision %v: %v, want %v", c.collision, err, c.want)
+		}
+	}
+}
+
+// TestEntityLayout keeps the cache-line layout that physics relies on: what every pass
+// of a step reads in the first line, and the sweep record, which physics writes for
+// every mover, in a line of its own. Entity objects come from the allocator's 320-byte
+// size class, whose objects start on 64-byte boundaries.
+func TestEntityLayout(t *testing.T) {
+	var e Entity
+	if size := unsafe.Sizeof(e); size > 320 || size <= 288 {
+		t.Errorf("Entity is %d bytes: the layout assumes the 320-byte size class", size)
+	}
+	for _, f := range []struct {
+		name        string
+		off, size   uintptr
+		line, lines uintptr
+	}{
+		{"id..slot", 0, unsafe.Offsetof(e.slot) + 4, 0, 1},
+		{"sweep", unsafe.Offsetof(e.sweep), unsafe.Sizeof(e.sweep), 4, 1},
+	} {
+		if first, last := f.off/64, (f.off+f.size-1)/64; first != f.line || last-first+1 != f.lines {
+			t.Errorf("%s at bytes %d..%d: lines %d..%d, want %d line(s) from %d", f.name, f.off, f.off+f.size, first, last, f.lines, f.line)
 		}
 	}
 }

@@ -314,9 +314,8 @@ func (g *Game) Step() error {
 	// 3. Locomotion.
 	g.locomote()
 
-	// 4. Physics.
+	// 4. Physics, committing each move.
 	g.physicsResolveEntities()
-	g.commitMoves()
 	g.updateHotspots()
 
 	// 5. Deferred work.

@@ -88,7 +88,7 @@ func (l *locomotor) walk(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
 		}
 		if d > float32(a.r*outward)+arcSlack {
 			// On the leg that arrives at the arc: to its tangent point.
-			_, in, _, ok := tangent(p, 0, c, a.rho())
+			in, ok := tangentTo(p, c, a.rho())
 			if !ok {
 				in = c
 			}
@@ -193,49 +193,47 @@ func (g *Game) follow(e *Entity) bool {
 	return true
 }
 
-// commitMoves runs after physics: it advances each mover's corner index when the move
+// commitMove runs after e's physics: it advances a mover's corner index when the move
 // reached its plan, turns a mover that moved to face its planned motion (faceMotion),
 // counts blocked frames, and ends moves that arrived or are stuck.
-func (g *Game) commitMoves() {
-	for _, e := range g.ents {
-		if e.dead || (e.motion[0] == 0 && e.motion[1] == 0) {
-			if e.loco.mode == Direct || e.loco.mode == PathMove {
-				if int(e.loco.next) >= len(e.loco.path) || e.speed == 0 {
-					g.arrive(e)
-				}
+func (g *Game) commitMove(e *Entity) {
+	if e.dead || (e.motion[0] == 0 && e.motion[1] == 0) {
+		if e.loco.mode == Direct || e.loco.mode == PathMove {
+			if int(e.loco.next) >= len(e.loco.path) || e.speed == 0 {
+				g.arrive(e)
 			}
-			continue
 		}
-		if e.power.power != 0 {
-			continue // projectiles are done in physics
-		}
-		want := add2(e.from, e.motion)
-		moved := sub2(e.pos, e.from)
-		e.loco.next = e.loco.passedCorners(e.planNext, e.pos)
-		if dist2(e.pos, want) <= reachEpsilon {
+		return
+	}
+	if e.projectile() {
+		return // projectiles are done in physics
+	}
+	want := add2(e.from, e.motion)
+	moved := sub2(e.pos, e.from)
+	e.loco.next = e.loco.passedCorners(e.planNext, e.pos)
+	if dist2(e.pos, want) <= reachEpsilon {
+		e.stuck = 0
+	} else if lenSq2(moved) < float32(0.0625*lenSq2(e.motion)) {
+		e.stuck++
+	} else {
+		e.stuck = 0
+	}
+	// A mover physics held still keeps its facing (and skips an atan2: in a jammed
+	// crowd most movers are held).
+	if moved[0] != 0 || moved[1] != 0 {
+		e.yaw = faceMotion(e.motion, e.yaw, float32(e.speed*FrameSeconds))
+		e.changed = g.frame
+	}
+	switch {
+	case e.loco.mode == Following:
+		if e.stuck >= StuckFrames {
 			e.stuck = 0
-		} else if lenSq2(moved) < float32(0.0625*lenSq2(e.motion)) {
-			e.stuck++
-		} else {
-			e.stuck = 0
+			e.loco.repath = g.frame // try another path
 		}
-		// A mover physics held still keeps its facing (and skips an atan2: in a jammed
-		// crowd most movers are held).
-		if moved[0] != 0 || moved[1] != 0 {
-			e.yaw = faceMotion(e.motion, e.yaw, float32(e.speed*FrameSeconds))
-			e.changed = g.frame
-		}
-		switch {
-		case e.loco.mode == Following:
-			if e.stuck >= StuckFrames {
-				e.stuck = 0
-				e.loco.repath = g.frame // try another path
-			}
-		case int(e.loco.next) >= len(e.loco.path):
-			g.arrive(e)
-		case e.stuck >= StuckFrames:
-			g.arrive(e)
-		}
+	case int(e.loco.next) >= len(e.loco.path):
+		g.arrive(e)
+	case e.stuck >= StuckFrames:
+		g.arrive(e)
 	}
 }
 

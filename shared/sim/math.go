@@ -100,3 +100,5 @@ func yawTo(d mgl32.Vec2, yaw float32) float32 {
 func lo2(a, b mgl32.Vec2) mgl32.Vec2 { return mgl32.Vec2{min(a[0], b[0]), min(a[1], b[1])} }
 
 func hi2(a, b mgl32.Vec2) mgl32.Vec2 { return mgl32.Vec2{max(a[0], b[0]), max(a[1], b[1])} }
+
+func abs32(x float32) float32 { return float32(math.Abs(float64(x))) }

@@ -359,8 +359,6 @@ func TestWallsMatchMesh(t *testing.T) {
 	}
 }
 
-func abs32(x float32) float32 { return max(x, -x) }
-
 // TestCellSpawnableArea: the spawnable area is kept per cell; the cells add up to the
 // region's, and switching a blackout zone off changes only its cell, by at least the
 // zone's disc (the mesh flags whole triangles, so often more).

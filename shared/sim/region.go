@@ -260,14 +260,17 @@ func (c *cells) coord(v, lo, last float32) int32 {
 	return int32(f)
 }
 
-func (c *cells) cellOf(p mgl32.Vec2) int32 {
-	return c.coord(p[1], c.min[1], c.lastY)*c.nx + c.coord(p[0], c.min[0], c.lastX)
+// xy returns the column and row of the cell of p; it inlines (span does not), so the
+// per-entity loops call it.
+func (c *cells) xy(p mgl32.Vec2) (x, y int32) {
+	return c.coord(p[0], c.min[0], c.lastX), c.coord(p[1], c.min[1], c.lastY)
 }
 
 // span returns the cell ranges covering the box [lo, hi].
 func (c *cells) span(lo, hi mgl32.Vec2) (x0, y0, x1, y1 int32) {
-	return c.coord(lo[0], c.min[0], c.lastX), c.coord(lo[1], c.min[1], c.lastY),
-		c.coord(hi[0], c.min[0], c.lastX), c.coord(hi[1], c.min[1], c.lastY)
+	x0, y0 = c.xy(lo)
+	x1, y1 = c.xy(hi)
+	return x0, y0, x1, y1
 }
 
 // wallGrid holds the blocking edges of a mesh (edges between walkable and unwalkable
@@ -279,6 +282,7 @@ type wallGrid struct {
 	start []int32
 	items []wallSeg
 	segs  []geom.Segment
+	clr   clearance
 }
 
 // wallSeg is a blocking edge as a cell holds it: its box, the unit normal n and offset
@@ -344,15 +348,28 @@ func (w *wallGrid) build(m *navi.Mesh, size float32) {
 		w.items[w.start[c]+fill[c]] = ws
 		fill[c]++
 	})
+	w.clr.build(m.Bounds(), w.segs)
 }
 
 // sweep moves circle c by motion against the walls and returns the first contact whose
 // normal opposes the motion (a disc already touching a wall may move away from it).
 // Ties go to the lower segment index.
 func (w *wallGrid) sweep(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
-	if motion[0] == 0 && motion[1] == 0 {
+	// |x| + |y| ≥ |motion|: no edge within the radius of the motion's path.
+	if (motion[0] == 0 && motion[1] == 0) || !w.near(c.Center, c.Radius+abs32(motion[0])+abs32(motion[1])) {
 		return geom.Hit{}, false
 	}
+	return w.sweepEdges(c, motion)
+}
+
+// near reports whether a blocking edge may come within d of p (the clearance field
+// cannot rule it out); it inlines.
+func (w *wallGrid) near(p mgl32.Vec2, d float32) bool {
+	return !(w.clr.clearOf(p) > d+wallSlack)
+}
+
+// sweepEdges is sweep on the edges of the cells the motion's box touches.
+func (w *wallGrid) sweepEdges(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
 	end := add2(c.Center, motion)
 	lo, hi := sub2(lo2(c.Center, end), vec(c.Radius)), add2(hi2(c.Center, end), vec(c.Radius))
 	x0, y0, x1, y1 := w.span(lo, hi)
@@ -390,6 +407,9 @@ func (w *wallGrid) sweep(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
 // which are on walkable ground, this says the disc is walkable without locating p in
 // the mesh.
 func (w *wallGrid) clear(p mgl32.Vec2, r float32) bool {
+	if !w.near(p, r) {
+		return true
+	}
 	lo, hi := sub2(p, vec(r)), add2(p, vec(r))
 	x0, y0, x1, y1 := w.span(lo, hi)
 	for y := y0; y <= y1; y++ {
@@ -426,9 +446,10 @@ type entGrid struct {
 	size   float32 // current cell size
 	start  []int32
 	items  []*Entity
-	slots  []slot  // beside items: what the sweeps read, contiguous
-	maxR   float32 // largest radius in the grid
-	maxB   float32 // largest radius of a blocking entity
+	slots  []slot    // beside items: what the sweeps read, contiguous
+	over   []*Entity // the Overlapping entities, in id order: what overlaps() visits
+	maxR   float32   // largest radius in the grid
+	maxB   float32   // largest radius of a blocking entity
 }
 
 // gridCellsPerEntity bounds the entity grid's cells per entity; gridMaxSize bounds its
@@ -471,6 +492,7 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 	}
 	clear(eg.start)
 	eg.maxR, eg.maxB = 0, 0
+	eg.over = eg.over[:0]
 	n := 0
 	for _, e := range ents {
 		if e.region != region {
@@ -481,7 +503,8 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 			continue
 		}
 		n++
-		e.grid = eg.cellOf(e.pos)
+		x, y := eg.xy(e.pos)
+		e.grid = y*eg.nx + x
 		eg.start[e.grid+2]++
 		// Radii are finite and not negative: a comparison does what max does.
 		if e.radius > eg.maxR {
@@ -489,6 +512,9 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 		}
 		if e.collision == Blocking && e.radius > eg.maxB {
 			eg.maxB = e.radius
+		}
+		if e.collision == Overlapping {
+			eg.over = append(eg.over, e)
 		}
 	}
 	var acc int32
