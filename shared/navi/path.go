@@ -166,41 +166,45 @@ type portalEnds struct {
 // points) and q.ends (what they are).
 func (q *Query) corridorPortals(c []int32, s0, e0 xy, r float32) {
 	m := q.m
-	ps := slices.Grow(q.portals[:0], len(c)+1)
-	es := slices.Grow(q.ends[:0], len(c)+1)
-	ps = append(ps, portalPair{s0, s0})
-	es = append(es, portalEnds{t: -1})
-	for k := 1; k < len(c); k++ {
+	n := len(c) + 1
+	ps := slices.Grow(q.portals[:0], n)[:n]
+	es := slices.Grow(q.ends[:0], n)[:n]
+	ps[0], es[0] = portalPair{s0, s0}, portalEnds{t: -1}
+	nodes, nav := q.nodes, m.nav
+	k := 1
+	for ; k < len(c); k++ {
 		t, u := c[k-1], c[k]
-		// The search entered u by its edge nodes[u].entry: the same edge
-		// is edge i of t.
-		i := int(m.nav[u].back >> (2 * q.nodes[u].entry()) & 3)
-		nt := &m.nav[t]
-		if nt.n[i] != u {
+		// The portal is the edge the search entered u by, edge e of u:
+		// seen from t, its left end is V[e] of u and its right end V[e+1].
+		e := nodes[u].entry()
+		if e < 0 {
 			break
 		}
-		j := int(nextTab[i])
-		l, rt := xy{nt.p[j][0], nt.p[j][1]}, xy{nt.p[i][0], nt.p[i][1]}
-		e := portalEnds{t: t, p: [2]xy{l, rt}, corner: nt.corner>>j&1 | (nt.corner>>i&1)<<1}
-		if r > 0 {
+		nu := &nav[u]
+		if nu.n[e] != t {
+			break
+		}
+		f := int(nextTab[e])
+		l, rt := xy{nu.p[e][0], nu.p[e][1]}, xy{nu.p[f][0], nu.p[f][1]}
+		corner := nu.corner>>e&1 | (nu.corner>>f&1)<<1
+		es[k] = portalEnds{t: t, p: [2]xy{l, rt}, corner: corner}
+		if r > 0 && corner != 0 {
 			ex, ey := rt.x-l.x, rt.y-l.y
-			n := nt.elen[i]
 			s := float32(0.5)
-			if n > 0 {
+			if n := nu.elen[e]; n > 0 {
 				s = min(r/n, 0.5)
 			}
-			if e.corner&1 != 0 {
+			if corner&1 != 0 {
 				l = xy{l.x + float32(ex*s), l.y + float32(ey*s)}
 			}
-			if e.corner&2 != 0 {
+			if corner&2 != 0 {
 				rt = xy{rt.x + float32(ex*-s), rt.y + float32(ey*-s)}
 			}
 		}
-		ps = append(ps, portalPair{l, rt})
-		es = append(es, e)
+		ps[k] = portalPair{l, rt}
 	}
-	q.portals = append(ps, portalPair{e0, e0})
-	q.ends = append(es, portalEnds{t: -1})
+	ps[k], es[k] = portalPair{e0, e0}, portalEnds{t: -1}
+	q.portals, q.ends = ps[:k+1], es[:k+1]
 }
 
 // hWeight scales the search's heuristic (the straight distance to the
