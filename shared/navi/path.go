@@ -391,49 +391,49 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	portals := q.portals
 	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
 	apex, left, right := s0, s0, s0
-	last := s0 // the last corner
-	apexI, leftI, rightI := 0, 0, 0
-	maxGuard := 4*len(portals)*len(portals) + 16
-	for i, guard := 1, 0; i < len(portals) && guard < maxGuard; i, guard = i+1, guard+1 {
+	leftI, rightI := 0, 0
+	// Each new corner moves the apex to a later portal (the funnel's side
+	// differs from the apex, so it was set after the apex), and the scan
+	// restarts after it: at most len(portals)² steps. Both kinds of corner
+	// share one restart, which keeps the loop's state in registers.
+	for i := 1; i < len(portals); {
 		pl, pr := portals[i].l, portals[i].r
+		side := -1 // the side of a new corner, if any
 		// Right side: narrow when pr is left of apex→right.
 		if crossOf(apex, right, pr) >= 0 {
 			if apex == right || crossOf(apex, left, pr) < 0 {
 				right, rightI = pr, i
 			} else {
-				if len(cs) >= maxPts {
-					break
-				}
-				if left != last {
-					cs = q.addCorner(cs, c, left, leftI, 0)
-					last = left
-				}
-				apex, apexI = left, leftI
-				left, right, leftI, rightI = apex, apex, apexI, apexI
-				i = apexI
-				continue
+				side = 0 // pr crosses the left side: a corner there
 			}
 		}
 		// Left side: narrow when pl is right of apex→left.
-		if crossOf(apex, left, pl) <= 0 {
+		if side < 0 && crossOf(apex, left, pl) <= 0 {
 			if apex == left || crossOf(apex, right, pl) > 0 {
 				left, leftI = pl, i
 			} else {
-				if len(cs) >= maxPts {
-					break
-				}
-				if right != last {
-					cs = q.addCorner(cs, c, right, rightI, 1)
-					last = right
-				}
-				apex, apexI = right, rightI
-				left, right, leftI, rightI = apex, apex, apexI, apexI
-				i = apexI
-				continue
+				side = 1
 			}
 		}
+		if side < 0 {
+			i++
+			continue
+		}
+		if len(cs) >= maxPts {
+			break
+		}
+		p, k := left, leftI
+		if side == 1 {
+			p, k = right, rightI
+		}
+		if p != cs[len(cs)-1].p {
+			cs = q.addCorner(cs, c, p, k, side)
+		}
+		apex = p
+		left, right, leftI, rightI = p, p, k, k
+		i = k + 1
 	}
-	if last != e0 && len(cs) < maxPts+1 {
+	if cs[len(cs)-1].p != e0 && len(cs) < maxPts+1 {
 		cs = append(cs, corner{p: e0, t: -1, portal: int32(len(portals) - 1)})
 	}
 	if r > 0 {
