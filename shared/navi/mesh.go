@@ -34,7 +34,6 @@ type Mesh struct {
 	width  [][3]float32 // walking clearance through the corner at V[k]
 	elen   [][3]float32 // edge lengths
 	nav    []navTri
-	chains chainSet
 	corner []bool // vertex touches an edge that blocks walking
 	grid   []int32
 	gridW  int
@@ -164,7 +163,6 @@ func (b *builder) finish(gridCell float32) *Mesh {
 		return nil
 	}
 	m.computeClearance()
-	m.computeChains()
 	m.buildGrid(gridCell)
 	return m
 }

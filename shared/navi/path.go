@@ -122,18 +122,19 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 			tg = -1 // unreachable: search for the closest point
 		}
 	}
-	// First over the reduced graph (chains crossed in one step); a search
-	// that does not reach the goal runs again over every triangle, so
-	// partial paths and the search limit keep their meaning.
-	status, best := PathPartial, int32(-1)
-	if tg >= 0 {
-		status, best = q.search(start, goal, ts, tg, r, true, path)
-	}
-	if status != PathComplete {
-		status, best = q.search(start, goal, ts, tg, r, false, path)
-	}
+	status, best := q.search(start, goal, ts, tg, r, path)
 	path.Status = status
-	q.buildCorridor(best, path)
+	// Corridor, from start to best.
+	for t := best; t >= 0; t = q.parent(t) {
+		path.Corridor = append(path.Corridor, t)
+		if len(path.Corridor) > len(m.tris) {
+			break
+		}
+	}
+	c := path.Corridor
+	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
+		c[i], c[j] = c[j], c[i]
+	}
 	end := goal
 	if status != PathComplete {
 		end = m.closestInTriangle(best, goal)
@@ -218,27 +219,12 @@ func (q *Query) corridorPortals(c []int32, s0, e0 xy, r float32) {
 // shortest path.
 const hWeight = 1.05
 
-// search runs A* from ts (at start) to tg (at goal; -1 when the goal has
-// no triangle) and returns how it ended and the triangle its path leads
-// to. With collapse, it crosses every chain (see chains.go) that does not
-// hold the start or the goal in one step: from the point p where it
-// enters the chain to the point of the chain's last portal on the way to
-// the goal, with the straight distance as the cost (the chain's own
-// portals are not visited; the radius is checked against the chain's
-// narrowest channel). The triangle beyond is queued with the larger of
-// the two ends' estimates, so it is not expanded before the search would
-// have reached it triangle by triangle.
-func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, collapse bool, path *Path) (PathStatus, int32) {
+func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Path) (PathStatus, int32) {
 	m := q.m
 	q.next()
 	gen := q.gen
 	nodes := q.nodes
 	nav := m.nav
-	chOf, chains := m.chains.of, m.chains.chains
-	skipA, skipB := chOf[ts], int32(-1) // chains that hold the start or goal
-	if tg >= 0 {
-		skipB = chOf[tg]
-	}
 	gx, gy := goal[0], goal[1]
 	nodes[ts] = node{tag: nodeTag(gen, -1), pos: xy{start[0], start[1]}}
 	best, bestH := ts, float32(hWeight*dist(start, goal))
@@ -280,21 +266,6 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, collapse
 		}
 		tr := &nav[t]
 		in := nt.entry()
-		if c := chOf[t]; collapse && c >= 0 && in >= 0 && c != skipA && c != skipB {
-			// The first triangle of a chain: cross it in one step.
-			if ni, n, ok := q.crossChain(&chains[c], tr.n[in], t, tg, nt.pos, nt.g, r, gx, gy); ok {
-				if n > 0 {
-					expanded += int(n) - 1 // t is counted
-
-					if len(q.heap) > 0 && q.heap[0].key < ni.key {
-						q.push(ni)
-					} else {
-						pend, hasPend = ni, true
-					}
-				}
-				continue
-			}
-		}
 		px, py, pg := nt.pos.x, nt.pos.y, nt.g
 		// The exits: the edges to walkable neighbours, but the entry.
 		exits := tr.pass
@@ -305,7 +276,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, collapse
 			i := bits.TrailingZeros8(exits)
 			u := tr.n[i]
 			nu := &nodes[u]
-			if nu.tag>>tagShift == gen && nu.g <= pg {
+			if nu.tag>>2 == gen && nu.g <= pg {
 				continue // cannot improve: the new g is at least nt.g
 			}
 			j := int(nextTab[i])
@@ -381,7 +352,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, collapse
 				}
 			}
 			g := pg + dist2(px, py, p.x, p.y)
-			if nu.tag>>tagShift == gen && nu.g <= g {
+			if nu.tag>>2 == gen && nu.g <= g {
 				continue
 			}
 			*nu = node{tag: nodeTag(gen, int(tr.back>>(2*i)&3)), g: g, pos: p}
@@ -403,93 +374,6 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, collapse
 	}
 	path.Expanded = expanded
 	return PathPartial, best
-}
-
-// crossChain crosses chain ch, which the search enters from junction t
-// into its end triangle u at point p with cost g (see search). It writes
-// the node of the triangle beyond the chain's other end and returns its
-// heap item and the chain's length; n = 0 when the agent does not fit
-// through the chain, the chain leads to a dead end without the goal, or
-// the triangle beyond was reached at no greater cost. ok is false when u
-// is not an end of ch seen from t (a ring, or t inside the chain).
-func (q *Query) crossChain(ch *chain, t, u, tg int32, p xy, g, r, gx, gy float32) (it heapItem, n int32, ok bool) {
-	m := q.m
-	tris := m.chains.tris
-	side := 0 // the end the search leaves by
-	switch {
-	case ch.end[0] == t && tris[ch.first] == u:
-		side = 1
-	case ch.end[1] == t && tris[ch.first+ch.n-1] == u:
-	default:
-		return heapItem{}, 0, false
-	}
-	if ch.width < float32(2*r) {
-		return heapItem{}, 0, true
-	}
-	far := ch.end[side]
-	if far != tg && degTab[m.nav[far].pass] == 1 {
-		return heapItem{}, 0, true
-	}
-	w := tris[ch.first]
-	if side == 1 {
-		w = tris[ch.first+ch.n-1]
-	}
-	we := int(ch.exit[side])
-	wt := &m.nav[w]
-	// The cost: the path from p through the chain's bends (see chainBends)
-	// to the last portal's point on the way to the goal.
-	gk, at := g, p
-	bends := m.chains.bends[ch.bend : ch.bend+ch.nbend]
-	for k := range bends {
-		b := bends[k]
-		if side == 0 {
-			b = bends[len(bends)-1-k]
-		}
-		gk += dist2(at.x, at.y, b.x, b.y)
-		at = b
-	}
-	pk := crossing(wt, we, r, at.x, at.y, gx, gy)
-	gk += dist2(at.x, at.y, pk.x, pk.y)
-	nk := &q.nodes[far]
-	if nk.tag>>tagShift == q.gen && nk.g <= gk {
-		return heapItem{}, 0, true
-	}
-	fk := gk + float32(hWeight*dist2(pk.x, pk.y, gx, gy))
-	*nk = node{tag: nodeTag(q.gen, int(wt.back>>(2*we)&3)) | viaChain, g: gk, pos: pk}
-	return mkItem(fk, gk, far), ch.n, true
-}
-
-// buildCorridor stores in path.Corridor the triangles from the start to
-// best, following the search's entry edges back from best. Across a chain
-// the search crossed in one step it walks the chain's triangles and gives
-// each the entry edge the search would have (corridorPortals reads them).
-func (q *Query) buildCorridor(best int32, path *Path) {
-	m := q.m
-	nav, nodes := m.nav, q.nodes
-	c := path.Corridor[:0]
-	for t := best; t >= 0 && len(c) <= len(nav); {
-		c = append(c, t)
-		nt := &nodes[t]
-		e := nt.entry()
-		if e < 0 {
-			break
-		}
-		u := nav[t].n[e]
-		if nt.tag&viaChain != 0 {
-			prev, pe := t, e
-			for m.isCorridor(u) && len(c) <= len(nav) {
-				out := m.otherExit(u, int(nav[prev].back>>(2*pe)&3))
-				nodes[u].tag = nodeTag(q.gen, out)
-				c = append(c, u)
-				prev, pe, u = u, out, nav[u].n[out]
-			}
-		}
-		t = u
-	}
-	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
-		c[i], c[j] = c[j], c[i]
-	}
-	path.Corridor = c
 }
 
 // funnel straightens the corridor in path into corners (the "simple
@@ -588,62 +472,4 @@ type portalPair struct{ l, r xy }
 // crossOf is cross(sub(b, a), sub(p, a)) in scalars.
 func crossOf(a, b, p xy) float32 {
 	return float32((b.x-a.x)*(p.y-a.y)) - float32((b.y-a.y)*(p.x-a.x))
-}
-
-// crossing returns the point where a search at (px, py) crosses edge i of
-// tr on its way to the goal (gx, gy): the point p of the portal (the edge
-// shrunk by r at obstacle corners, see corridorPortals) that minimises
-// |pos p| + |p goal|, which is where the segment pos→goal crosses the
-// portal, or else the better end. (Where pos and goal lie on either side of
-// the portal's line, the sum is convex along the portal with its minimum
-// at the crossing.) The vector arithmetic is written out in float32
-// scalars (the same operations, in the same order, as sub, cross and
-// madd), which the compiler keeps in registers.
-func crossing(tr *navTri, i int, r, px, py, gx, gy float32) xy {
-	j := int(nextTab[i])
-	lx, ly := tr.p[j][0], tr.p[j][1]
-	rx, ry := tr.p[i][0], tr.p[i][1]
-	if r > 0 {
-		ex, ey := rx-lx, ry-ly
-		n := tr.elen[i]
-		s := float32(0.5)
-		if n > 0 {
-			if s = r / n; !(s <= 0.5) {
-				s = 0.5 // = min(r/n, 0.5): r/n is not NaN
-			}
-		}
-		if tr.corner>>j&1 != 0 {
-			lx, ly = lx+float32(ex*s), ly+float32(ey*s)
-		}
-		if tr.corner>>i&1 != 0 {
-			rx, ry = rx+float32(ex*-s), ry+float32(ey*-s)
-		}
-	}
-	dx, dy := gx-px, gy-py
-	ex, ey := rx-lx, ry-ly
-	den := float32(dx*ey) - float32(dy*ex)
-	if den != 0 {
-		plx, ply := px-lx, py-ly
-		// The segment pos→goal meets the portal's line within the
-		// portal when 0 ≤ un/den ≤ 1: compared without the division.
-		un := float32(ex*ply) - float32(ey*plx)
-		sn := float32(dx*ply) - float32(dy*plx)
-		if den < 0 { // negations are exact: sn/den is unchanged
-			un, sn, den = -un, -sn, -den
-		}
-		if un >= 0 && un <= den {
-			s := sn / den
-			// = min(max(s, 0), 1), which also makes -0 +0.
-			if s <= 0 {
-				s = 0
-			} else if s > 1 {
-				s = 1
-			}
-			return xy{lx + float32(ex*s), ly + float32(ey*s)}
-		}
-	}
-	if dist2(px, py, lx, ly)+dist2(lx, ly, gx, gy) <= dist2(px, py, rx, ry)+dist2(rx, ry, gx, gy) {
-		return xy{lx, ly}
-	}
-	return xy{rx, ry}
 }

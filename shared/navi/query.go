@@ -36,27 +36,28 @@ type Query struct {
 // node is the path search state of one triangle, in 16 bytes (four to a
 // cache line: the search is bound by memory more than by arithmetic).
 type node struct {
-	tag uint32 // Query.gen<<3 | viaChain<<2 | entry+1: touched in this
-	// search, whether the search reached it across a chain (see
-	// chains.go), and the edge the search entered by (-1 at the start);
-	// the parent is the neighbour across it
+	tag uint32 // Query.gen<<2 | entry+1: touched in this search, and the
+	// edge the search entered by (-1 at the start); the parent is the
+	// neighbour across it
 	g   float32
 	pos xy
 }
 
-// tagShift is where the generation starts in node.tag.
-const tagShift = 3
-
-// viaChain marks a node the search reached across a whole chain: the
-// triangle across its entry edge is the chain's last, not a searched one.
-const viaChain = 1 << 2
-
 // maxGen is the first generation that does not fit node.tag.
-const maxGen = 1 << (32 - tagShift)
+const maxGen = 1 << 30
 
-func nodeTag(gen uint32, entry int) uint32 { return gen<<tagShift | uint32(entry+1) }
+func nodeTag(gen uint32, entry int) uint32 { return gen<<2 | uint32(entry+1) }
 
 func (n *node) entry() int { return int(n.tag&3) - 1 }
+
+// parent returns the triangle the search reached t from, or -1.
+func (q *Query) parent(t int32) int32 {
+	e := q.nodes[t].entry()
+	if e < 0 {
+		return -1
+	}
+	return q.m.nav[t].n[e]
+}
 
 // heapItem is an entry of the search heap. key orders entries by f, then
 // by triangle index (ties break deterministically): f is never negative,
