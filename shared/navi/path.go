@@ -1,6 +1,7 @@
 package navi
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 
@@ -207,6 +208,9 @@ func (q *Query) corridorPortals(c []int32, s0, e0 xy, r float32) {
 	q.portals, q.ends = ps[:k+1], es[:k+1]
 }
 
+// noItem is a heap key no item has.
+const noItem = math.MaxUint64
+
 // hWeight scales the search's heuristic (the straight distance to the
 // goal). A node's g is the length of the polyline through the points where
 // the search crossed its portals, which runs longer than the funnel's path
@@ -231,19 +235,19 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 	q.push(mkItem(bestH, 0, ts))
 	limit := q.maxNodes()
 	twoR := float32(2 * r)
-	expanded := 0
+	left := limit // expansions left; fewer live values than a count and a limit
 	// The vector arithmetic below is written out in float32 scalars (the
 	// same operations, in the same order, as sub, cross, madd, dist and
 	// entryPoint), which the compiler keeps in registers.
 	// pend holds the smallest item of the last expansion while it is
 	// smaller than the heap's top: it would be popped next anyway, so it
-	// skips the heap (the order of expansions is unchanged).
-	var pend heapItem
-	hasPend := false
-	for hasPend || len(q.heap) > 0 {
+	// skips the heap (the order of expansions is unchanged). A key of
+	// noItem means none (a real key's triangle part is at most MaxInt32).
+	pend := heapItem{key: noItem}
+	for pend.key != noItem || len(q.heap) > 0 {
 		var it heapItem
-		if hasPend {
-			it, hasPend = pend, false
+		if pend.key != noItem {
+			it, pend.key = pend, noItem
 		} else {
 			it = q.pop()
 		}
@@ -253,15 +257,14 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			continue // stale: t was reached more cheaply since
 		}
 		if t == tg {
-			path.Expanded = expanded
+			path.Expanded = limit - left
 			return PathComplete, t
 		}
 		if h := it.f() - it.g; h < bestH {
 			best, bestH = t, h
 		}
-		expanded++
-		if expanded > limit {
-			path.Expanded = expanded
+		if left--; left < 0 {
+			path.Expanded = limit - left
 			return PathSearchLimit, best
 		}
 		tr := &nav[t]
@@ -358,8 +361,8 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			*nu = node{tag: nodeTag(gen, int(tr.back>>(2*i)&3)), g: g, pos: p}
 			ni := mkItem(g+float32(hWeight*dist2(p.x, p.y, gx, gy)), g, u)
 			switch {
-			case !hasPend:
-				pend, hasPend = ni, true
+			case pend.key == noItem:
+				pend = ni
 			case ni.key < pend.key:
 				q.push(pend)
 				pend = ni
@@ -367,12 +370,12 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				q.push(ni)
 			}
 		}
-		if hasPend && len(q.heap) > 0 && q.heap[0].key < pend.key {
+		if pend.key != noItem && len(q.heap) > 0 && q.heap[0].key < pend.key {
 			q.push(pend)
-			hasPend = false
+			pend.key = noItem
 		}
 	}
-	path.Expanded = expanded
+	path.Expanded = limit - left
 	return PathPartial, best
 }
 
