@@ -125,17 +125,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 	}
 	status, best := q.search(start, goal, ts, tg, r, path)
 	path.Status = status
-	// Corridor, from start to best.
-	for t := best; t >= 0; t = q.parent(t) {
-		path.Corridor = append(path.Corridor, t)
-		if len(path.Corridor) > len(m.tris) {
-			break
-		}
-	}
-	c := path.Corridor
-	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
-		c[i], c[j] = c[j], c[i]
-	}
+	q.corridor(best, r, path)
 	end := goal
 	if status != PathComplete {
 		end = m.closestInTriangle(best, goal)
@@ -162,29 +152,29 @@ type portalEnds struct {
 	corner uint8
 }
 
-// corridorPortals fills q.portals (the portals of corridor c seen from
-// the start, shrunk by r at obstacle corners, between the start and end
-// points) and q.ends (what they are).
-func (q *Query) corridorPortals(c []int32, s0, e0 xy, r float32) {
-	m := q.m
-	n := len(c) + 1
-	ps := slices.Grow(q.portals[:0], n)[:n]
-	es := slices.Grow(q.ends[:0], n)[:n]
-	ps[0], es[0] = portalPair{s0, s0}, portalEnds{t: -1}
-	nodes, nav := q.nodes, m.nav
-	k := 1
-	for ; k < len(c); k++ {
-		t, u := c[k-1], c[k]
+// corridor stores in path.Corridor the triangles from the start to best,
+// following the search's entry edges back from best, and in q.portals
+// and q.ends, at 1 to len(path.Corridor)-1, the portals between them
+// (funnel adds the start and end points as the first and last): each seen
+// from the start, shrunk by r at obstacle corners.
+func (q *Query) corridor(best int32, r float32, path *Path) {
+	nodes, nav := q.nodes, q.m.nav
+	n := 0
+	for t := best; t >= 0 && n <= len(nav); t = q.parent(t) {
+		n++
+	}
+	c := slices.Grow(path.Corridor[:0], n)[:n]
+	ps := slices.Grow(q.portals[:0], n+1)[:n+1]
+	es := slices.Grow(q.ends[:0], n+1)[:n+1]
+	u := best
+	for k := n - 1; k > 0; k-- {
+		c[k] = u
 		// The portal is the edge the search entered u by, edge e of u:
-		// seen from t, its left end is V[e] of u and its right end V[e+1].
-		e := nodes[u].entry()
-		if e < 0 {
-			break
-		}
+		// seen from its parent t, its left end is V[e] of u and its right
+		// end V[e+1].
 		nu := &nav[u]
-		if nu.n[e] != t {
-			break
-		}
+		e := nodes[u].entry()
+		t := nu.n[e]
 		f := int(nextTab[e])
 		l, rt := xy{nu.p[e][0], nu.p[e][1]}, xy{nu.p[f][0], nu.p[f][1]}
 		corner := nu.corner>>e&1 | (nu.corner>>f&1)<<1
@@ -203,9 +193,12 @@ func (q *Query) corridorPortals(c []int32, s0, e0 xy, r float32) {
 			}
 		}
 		ps[k] = portalPair{l, rt}
+		u = t
 	}
-	ps[k], es[k] = portalPair{e0, e0}, portalEnds{t: -1}
-	q.portals, q.ends = ps[:k+1], es[:k+1]
+	if n > 0 {
+		c[0] = u
+	}
+	path.Corridor, q.portals, q.ends = c, ps, es
 }
 
 // noItem is a heap key no item has.
@@ -385,7 +378,9 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	c := path.Corridor
 	s0, e0 := xy{start[0], start[1]}, xy{end[0], end[1]}
-	q.corridorPortals(c, s0, e0, r)
+	n := len(c)
+	q.portals[0], q.ends[0] = portalPair{s0, s0}, portalEnds{t: -1}
+	q.portals[n], q.ends[n] = portalPair{e0, e0}, portalEnds{t: -1}
 	maxPts := q.MaxPathPoints
 	if maxPts <= 0 {
 		maxPts = 256
