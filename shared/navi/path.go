@@ -388,48 +388,22 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	cs := append(q.corners[:0], corner{p: s0, t: -1})
 	portals := q.portals
 	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
-	apex, left, right := s0, s0, s0
-	leftI, rightI := 0, 0
-	// Each new corner moves the apex to a later portal (the funnel's side
+	// Each corner moves the apex to a later portal (the funnel's side
 	// differs from the apex, so it was set after the apex), and the scan
-	// restarts after it: at most len(portals)² steps. Both kinds of corner
-	// share one restart, which keeps the loop's state in registers.
-	for i := 1; i < len(portals); {
-		pl, pr := portals[i].l, portals[i].r
-		side := -1 // the side of a new corner, if any
-		// Right side: narrow when pr is left of apex→right.
-		if crossOf(apex, right, pr) >= 0 {
-			if apex == right || crossOf(apex, left, pr) < 0 {
-				right, rightI = pr, i
-			} else {
-				side = 0 // pr crosses the left side: a corner there
-			}
-		}
-		// Left side: narrow when pl is right of apex→left.
-		if side < 0 && crossOf(apex, left, pl) <= 0 {
-			if apex == left || crossOf(apex, right, pl) > 0 {
-				left, leftI = pl, i
-			} else {
-				side = 1
-			}
-		}
+	// restarts after it: at most len(portals)² steps.
+	for k, apex := 0, s0; len(cs) < maxPts; {
+		side, nk := funnelScan(portals, k, apex)
 		if side < 0 {
-			i++
-			continue
-		}
-		if len(cs) >= maxPts {
 			break
 		}
-		p, k := left, leftI
+		p := portals[nk].l
 		if side == 1 {
-			p, k = right, rightI
+			p = portals[nk].r
 		}
 		if p != cs[len(cs)-1].p {
-			cs = q.addCorner(cs, c, p, k, side)
+			cs = q.addCorner(cs, c, p, nk, side)
 		}
-		apex = p
-		left, right, leftI, rightI = p, p, k, k
-		i = k + 1
+		k, apex = nk, p
 	}
 	if cs[len(cs)-1].p != e0 && len(cs) < maxPts+1 {
 		cs = append(cs, corner{p: e0, t: -1, portal: int32(len(portals) - 1)})
@@ -450,6 +424,36 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 		pts[len(pts)-1] = end // exactly the end, as given
 	}
 	path.Points = pts
+}
+
+// funnelScan runs the funnel from apex, an end of portal k, over the
+// portals after it until the path turns: it returns the side of the turn
+// (0 left, 1 right; -1 when the portals end first) and the portal whose
+// end the turn is at. (Its own function: the loop's few values then stay
+// in registers.)
+func funnelScan(portals []portalPair, k int, apex xy) (side, at int) {
+	left, right := apex, apex
+	leftI, rightI := k, k
+	for i := k + 1; i < len(portals); i++ {
+		pl, pr := portals[i].l, portals[i].r
+		// Right side: narrow when pr is left of apex→right.
+		if crossOf(apex, right, pr) >= 0 {
+			if apex == right || crossOf(apex, left, pr) < 0 {
+				right, rightI = pr, i
+			} else {
+				return 0, leftI // pr crosses the left side: a corner there
+			}
+		}
+		// Left side: narrow when pl is right of apex→left.
+		if crossOf(apex, left, pl) <= 0 {
+			if apex == left || crossOf(apex, right, pl) > 0 {
+				left, leftI = pl, i
+			} else {
+				return 1, rightI
+			}
+		}
+	}
+	return -1, 0
 }
 
 // addCorner appends to cs the funnel point p at portal k of corridor c, on
