@@ -387,7 +387,6 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	}
 	cs := append(q.corners[:0], corner{p: s0, t: -1})
 	portals := q.portals
-	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
 	// Each corner moves the apex to a later portal (the funnel's side
 	// differs from the apex, so it was set after the apex), and the scan
 	// restarts after it: at most len(portals)² steps.
@@ -432,6 +431,7 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 // end the turn is at. (Its own function: the loop's few values then stay
 // in registers.)
 func funnelScan(portals []portalPair, k int, apex xy) (side, at int) {
+	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
 	left, right := apex, apex
 	leftI, rightI := k, k
 	for i := k + 1; i < len(portals); i++ {
