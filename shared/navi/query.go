@@ -163,12 +163,20 @@ func (m *Mesh) containsFrom(t int32, p mgl32.Vec2, r float32, flags Flags) bool 
 	rr := float32(r * r)
 	px, py := p[0], p[1]
 	// Breadth-first over the triangles the disc reaches, in a fixed buffer.
+	// from[h] is the edge of seen[h] the search came in by, plus one: that
+	// edge is near and its far side already seen, so it is not tested
+	// again (the start has none).
 	var buf [96]int32
+	var from [96]int8
 	seen := buf[:1]
 	seen[0] = t
 	for h := 0; h < len(seen); h++ {
 		tr := &m.nav[seen[h]]
+		skip := int(from[h]) - 1
 		for i := 0; i < 3; i++ {
+			if i == skip {
+				continue
+			}
 			j := nextTab[i]
 			ax, ay, bx, by := tr.p[i][0], tr.p[i][1], tr.p[j][0], tr.p[j][1]
 			if min(ax, bx)-px >= r || px-max(ax, bx) >= r ||
@@ -192,6 +200,7 @@ func (m *Mesh) containsFrom(t int32, p mgl32.Vec2, r float32, flags Flags) bool 
 			if len(seen) == len(buf) {
 				return m.containsScan(p, rr, flags)
 			}
+			from[len(seen)] = int8(tr.back>>(2*i)&3) + 1
 			seen = append(seen, u)
 		}
 	}
