@@ -263,6 +263,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		tr := &nav[t]
 		in := nt.entry()
 		px, py, pg := nt.pos.x, nt.pos.y, nt.g
+		dx, dy := gx-px, gy-py
 		// The exits: the edges to walkable neighbours, but the entry.
 		exits := tr.pass
 		if in >= 0 {
@@ -314,7 +315,6 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			// on either side of the portal's line, the sum is convex along
 			// the portal with its minimum at the crossing.)
 			var p xy
-			dx, dy := gx-px, gy-py
 			ex, ey := rx-lx, ry-ly
 			den := float32(dx*ey) - float32(dy*ex)
 			crossed := false
