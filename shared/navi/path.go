@@ -262,8 +262,10 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		}
 		tr := &nav[t]
 		in := nt.entry()
-		px, py, pg := nt.pos.x, nt.pos.y, nt.g
-		dx, dy := gx-px, gy-py
+		// The node's point and g are read from nt where used (the
+		// neighbours' writes do not touch it): loads, where locals
+		// would be spilled and reloaded.
+		dx, dy := gx-nt.pos.x, gy-nt.pos.y
 		// The exits: the edges to walkable neighbours, but the entry.
 		exits := tr.pass
 		if in >= 0 {
@@ -273,7 +275,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			i := bits.TrailingZeros8(exits)
 			u := tr.n[i]
 			nu := &nodes[u]
-			if nu.tag>>2 == gen && nu.g <= pg {
+			if nu.tag>>2 == gen && nu.g <= nt.g {
 				continue // cannot improve: the new g is at least nt.g
 			}
 			j := int(nextTab[i])
@@ -319,7 +321,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			den := float32(dx*ey) - float32(dy*ex)
 			crossed := false
 			if den != 0 {
-				plx, ply := px-lx, py-ly
+				plx, ply := nt.pos.x-lx, nt.pos.y-ly
 				// The segment pos→goal meets the portal's line within
 				// the portal when 0 ≤ un/den ≤ 1: compared without the
 				// division.
@@ -341,13 +343,13 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				}
 			}
 			if !crossed {
-				if dist2(px, py, lx, ly)+dist2(lx, ly, gx, gy) <= dist2(px, py, rx, ry)+dist2(rx, ry, gx, gy) {
+				if px, py := nt.pos.x, nt.pos.y; dist2(px, py, lx, ly)+dist2(lx, ly, gx, gy) <= dist2(px, py, rx, ry)+dist2(rx, ry, gx, gy) {
 					p = xy{lx, ly}
 				} else {
 					p = xy{rx, ry}
 				}
 			}
-			g := pg + dist2(px, py, p.x, p.y)
+			g := nt.g + dist2(nt.pos.x, nt.pos.y, p.x, p.y)
 			if nu.tag>>2 == gen && nu.g <= g {
 				continue
 			}
