@@ -275,9 +275,6 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			i := bits.TrailingZeros8(exits)
 			u := tr.n[i]
 			nu := &nodes[u]
-			if nu.tag>>2 == gen && nu.g <= nt.g {
-				continue // cannot improve: the new g is at least nt.g
-			}
 			j := int(nextTab[i])
 			lx, ly := tr.p[j][0], tr.p[j][1]
 			rx, ry := tr.p[i][0], tr.p[i][1]
