@@ -273,8 +273,6 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		}
 		for ; exits != 0; exits &= exits - 1 {
 			i := bits.TrailingZeros8(exits)
-			u := tr.n[i]
-			nu := &nodes[u]
 			j := int(nextTab[i])
 			lx, ly := tr.p[j][0], tr.p[j][1]
 			rx, ry := tr.p[i][0], tr.p[i][1]
@@ -347,6 +345,8 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				}
 			}
 			g := nt.g + dist2(nt.pos.x, nt.pos.y, p.x, p.y)
+			u := tr.n[i]
+			nu := &nodes[u]
 			if nu.tag>>2 == gen && nu.g <= g {
 				continue
 			}
