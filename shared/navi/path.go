@@ -159,21 +159,25 @@ type portalEnds struct {
 // from the start, shrunk by r at obstacle corners.
 func (q *Query) corridor(best int32, r float32, path *Path) {
 	nodes, nav := q.nodes, q.m.nav
-	n := 0
-	for t := best; t >= 0 && n <= len(nav); t = q.parent(t) {
-		n++
-	}
-	c := slices.Grow(path.Corridor[:0], n)[:n]
-	ps := slices.Grow(q.portals[:0], n+1)[:n+1]
-	es := slices.Grow(q.ends[:0], n+1)[:n+1]
-	u := best
-	for k := n - 1; k > 0; k-- {
+	// The corridor is best and its ancestors in the search, each expanded
+	// once (best perhaps not): at most path.Expanded+1 triangles. They are
+	// written back from that bound and then moved to the front, which
+	// costs less than following the entry edges twice, once to count.
+	ub := min(path.Expanded+1, len(nav))
+	c := slices.Grow(path.Corridor[:0], ub)[:ub]
+	ps := slices.Grow(q.portals[:0], ub+1)[:ub+1]
+	es := slices.Grow(q.ends[:0], ub+1)[:ub+1]
+	u, k := best, ub-1
+	for ; k > 0; k-- {
 		c[k] = u
 		// The portal is the edge the search entered u by, edge e of u:
 		// seen from its parent t, its left end is V[e] of u and its right
 		// end V[e+1].
 		nu := &nav[u]
 		e := nodes[u].entry()
+		if e < 0 {
+			break // u is the start
+		}
 		t := nu.n[e]
 		f := int(nextTab[e])
 		l, rt := xy{nu.p[e][0], nu.p[e][1]}, xy{nu.p[f][0], nu.p[f][1]}
@@ -195,10 +199,12 @@ func (q *Query) corridor(best int32, r float32, path *Path) {
 		ps[k] = portalPair{l, rt}
 		u = t
 	}
-	if n > 0 {
-		c[0] = u
-	}
-	path.Corridor, q.portals, q.ends = c, ps, es
+	c[k] = u
+	n := ub - k
+	copy(c, c[k:])
+	copy(ps[1:], ps[k+1:ub])
+	copy(es[1:], es[k+1:ub])
+	path.Corridor, q.portals, q.ends = c[:n], ps[:n+1], es[:n+1]
 }
 
 // noItem is a heap key no item has.
