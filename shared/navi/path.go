@@ -161,12 +161,14 @@ func (q *Query) corridor(best int32, r float32, path *Path) {
 	nodes, nav := q.nodes, q.m.nav
 	// The corridor is best and its ancestors in the search, each expanded
 	// once (best perhaps not): at most path.Expanded+1 triangles. They are
-	// written back from that bound and then moved to the front, which
-	// costs less than following the entry edges twice, once to count.
+	// written back from that bound (the corridor then moved to the front;
+	// the portals are used where they are), which costs less than
+	// following the entry edges twice, once to count.
 	ub := min(path.Expanded+1, len(nav))
 	c := slices.Grow(path.Corridor[:0], ub)[:ub]
-	ps := slices.Grow(q.portals[:0], ub+1)[:ub+1]
-	es := slices.Grow(q.ends[:0], ub+1)[:ub+1]
+	ps := slices.Grow(q.portalBuf[:0], ub+1)[:ub+1]
+	es := slices.Grow(q.endBuf[:0], ub+1)[:ub+1]
+	q.portalBuf, q.endBuf = ps, es
 	u, k := best, ub-1
 	for ; k > 0; k-- {
 		c[k] = u
@@ -202,9 +204,7 @@ func (q *Query) corridor(best int32, r float32, path *Path) {
 	c[k] = u
 	n := ub - k
 	copy(c, c[k:])
-	copy(ps[1:], ps[k+1:ub])
-	copy(es[1:], es[k+1:ub])
-	path.Corridor, q.portals, q.ends = c[:n], ps[:n+1], es[:n+1]
+	path.Corridor, q.portals, q.ends = c[:n], ps[k:ub+1], es[k:ub+1]
 }
 
 // noItem is a heap key no item has.

@@ -22,15 +22,17 @@ type Query struct {
 	// unwalkable start or goal (default 64 world units).
 	SnapDistance float32
 
-	gen     uint32
-	stamp   []uint32 // == gen: node touched in this search
-	nodes   []node
-	heap    []heapItem
-	portals []portalPair
-	ends    []portalEnds
-	corners []corner
-	legs    []leg
-	queue   []int32
+	gen       uint32
+	stamp     []uint32 // == gen: node touched in this search
+	nodes     []node
+	heap      []heapItem
+	portals   []portalPair // the path's portals: a window of portalBuf
+	ends      []portalEnds // and of endBuf
+	portalBuf []portalPair
+	endBuf    []portalEnds
+	corners   []corner
+	legs      []leg
+	queue     []int32
 }
 
 // node is the path search state of one triangle, in 16 bytes (four to a
