@@ -351,10 +351,13 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				}
 			}
 			g := nt.g + dist2(nt.pos.x, nt.pos.y, p.x, p.y)
+			// The neighbour's node is looked at only now, once: a test
+			// before the step (nu.g <= nt.g) skips nothing this one does
+			// not (g >= nt.g), and its values would stay live across it.
 			u := tr.n[i]
 			nu := &nodes[u]
 			if nu.tag>>2 == gen && nu.g <= g {
-				continue
+				continue // cannot improve
 			}
 			*nu = node{tag: nodeTag(gen, int(tr.back>>(2*i)&3)), g: g, pos: p}
 			ni := mkItem(g+float32(hWeight*dist2(p.x, p.y, gx, gy)), g, u)
