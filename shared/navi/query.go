@@ -52,15 +52,6 @@ func nodeTag(gen uint32, entry int) uint32 { return gen<<2 | uint32(entry+1) }
 
 func (n *node) entry() int { return int(n.tag&3) - 1 }
 
-// parent returns the triangle the search reached t from, or -1.
-func (q *Query) parent(t int32) int32 {
-	e := q.nodes[t].entry()
-	if e < 0 {
-		return -1
-	}
-	return q.m.nav[t].n[e]
-}
-
 // heapItem is an entry of the search heap. key orders entries by f, then
 // by triangle index (ties break deterministically): f is never negative,
 // so the bits of f order like f.
