@@ -1,6 +1,7 @@
 package navi
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 
@@ -124,17 +125,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 	}
 	status, best := q.search(start, goal, ts, tg, r, path)
 	path.Status = status
-	// Corridor, from start to best.
-	for t := best; t >= 0; t = q.parent(t) {
-		path.Corridor = append(path.Corridor, t)
-		if len(path.Corridor) > len(m.tris) {
-			break
-		}
-	}
-	c := path.Corridor
-	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
-		c[i], c[j] = c[j], c[i]
-	}
+	q.corridor(best, r, path)
 	end := goal
 	if status != PathComplete {
 		end = m.closestInTriangle(best, goal)
@@ -161,47 +152,63 @@ type portalEnds struct {
 	corner uint8
 }
 
-// corridorPortals fills q.portals (the portals of corridor c seen from
-// the start, shrunk by r at obstacle corners, between the start and end
-// points) and q.ends (what they are).
-func (q *Query) corridorPortals(c []int32, s0, e0 xy, r float32) {
-	m := q.m
-	ps := slices.Grow(q.portals[:0], len(c)+1)
-	es := slices.Grow(q.ends[:0], len(c)+1)
-	ps = append(ps, portalPair{s0, s0})
-	es = append(es, portalEnds{t: -1})
-	for k := 1; k < len(c); k++ {
-		t, u := c[k-1], c[k]
-		// The search entered u by its edge nodes[u].entry: the same edge
-		// is edge i of t.
-		i := int(m.nav[u].back >> (2 * q.nodes[u].entry()) & 3)
-		nt := &m.nav[t]
-		if nt.n[i] != u {
-			break
+// corridor stores in path.Corridor the triangles from the start to best,
+// following the search's entry edges back from best, and in q.portals
+// and q.ends, at 1 to len(path.Corridor)-1, the portals between them
+// (funnel adds the start and end points as the first and last): each seen
+// from the start, shrunk by r at obstacle corners.
+func (q *Query) corridor(best int32, r float32, path *Path) {
+	nodes, nav := q.nodes, q.m.nav
+	// The corridor is best and its ancestors in the search, each expanded
+	// once (best perhaps not): at most path.Expanded+1 triangles. They are
+	// written back from that bound (the corridor then moved to the front;
+	// the portals are used where they are), which costs less than
+	// following the entry edges twice, once to count.
+	ub := min(path.Expanded+1, len(nav))
+	c := slices.Grow(path.Corridor[:0], ub)[:ub]
+	ps := slices.Grow(q.portalBuf[:0], ub+1)[:ub+1]
+	es := slices.Grow(q.endBuf[:0], ub+1)[:ub+1]
+	q.portalBuf, q.endBuf = ps, es
+	u, k := best, ub-1
+	for ; k > 0; k-- {
+		c[k] = u
+		// The portal is the edge the search entered u by, edge e of u:
+		// seen from its parent t, its left end is V[e] of u and its right
+		// end V[e+1].
+		nu := &nav[u]
+		e := nodes[u].entry()
+		if e < 0 {
+			break // u is the start
 		}
-		j := int(nextTab[i])
-		l, rt := xy{nt.p[j][0], nt.p[j][1]}, xy{nt.p[i][0], nt.p[i][1]}
-		e := portalEnds{t: t, p: [2]xy{l, rt}, corner: nt.corner>>j&1 | (nt.corner>>i&1)<<1}
-		if r > 0 {
+		t := nu.n[e]
+		f := int(nextTab[e])
+		l, rt := xy{nu.p[e][0], nu.p[e][1]}, xy{nu.p[f][0], nu.p[f][1]}
+		corner := nu.corner>>e&1 | (nu.corner>>f&1)<<1
+		es[k] = portalEnds{t: t, p: [2]xy{l, rt}, corner: corner}
+		if r > 0 && corner != 0 {
 			ex, ey := rt.x-l.x, rt.y-l.y
-			n := nt.elen[i]
 			s := float32(0.5)
-			if n > 0 {
+			if n := nu.elen[e]; n > 0 {
 				s = min(r/n, 0.5)
 			}
-			if e.corner&1 != 0 {
+			if corner&1 != 0 {
 				l = xy{l.x + float32(ex*s), l.y + float32(ey*s)}
 			}
-			if e.corner&2 != 0 {
+			if corner&2 != 0 {
 				rt = xy{rt.x + float32(ex*-s), rt.y + float32(ey*-s)}
 			}
 		}
-		ps = append(ps, portalPair{l, rt})
-		es = append(es, e)
+		ps[k] = portalPair{l, rt}
+		u = t
 	}
-	q.portals = append(ps, portalPair{e0, e0})
-	q.ends = append(es, portalEnds{t: -1})
+	c[k] = u
+	n := ub - k
+	copy(c, c[k:])
+	path.Corridor, q.portals, q.ends = c[:n], ps[k:ub+1], es[k:ub+1]
 }
+
+// noItem is a heap key no item has.
+const noItem = math.MaxUint64
 
 // hWeight scales the search's heuristic (the straight distance to the
 // goal). A node's g is the length of the polyline through the points where
@@ -227,19 +234,19 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 	q.push(mkItem(bestH, 0, ts))
 	limit := q.maxNodes()
 	twoR := float32(2 * r)
-	expanded := 0
+	left := limit // expansions left; fewer live values than a count and a limit
 	// The vector arithmetic below is written out in float32 scalars (the
 	// same operations, in the same order, as sub, cross, madd, dist and
 	// entryPoint), which the compiler keeps in registers.
 	// pend holds the smallest item of the last expansion while it is
 	// smaller than the heap's top: it would be popped next anyway, so it
-	// skips the heap (the order of expansions is unchanged).
-	var pend heapItem
-	hasPend := false
-	for hasPend || len(q.heap) > 0 {
+	// skips the heap (the order of expansions is unchanged). A key of
+	// noItem means none (a real key's triangle part is at most MaxInt32).
+	pend := heapItem{key: noItem}
+	for pend.key != noItem || len(q.heap) > 0 {
 		var it heapItem
-		if hasPend {
-			it, hasPend = pend, false
+		if pend.key != noItem {
+			it, pend.key = pend, noItem
 		} else {
 			it = q.pop()
 		}
@@ -249,20 +256,22 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			continue // stale: t was reached more cheaply since
 		}
 		if t == tg {
-			path.Expanded = expanded
+			path.Expanded = limit - left
 			return PathComplete, t
 		}
 		if h := it.f() - it.g; h < bestH {
 			best, bestH = t, h
 		}
-		expanded++
-		if expanded > limit {
-			path.Expanded = expanded
+		if left--; left < 0 {
+			path.Expanded = limit - left
 			return PathSearchLimit, best
 		}
 		tr := &nav[t]
 		in := nt.entry()
-		px, py, pg := nt.pos.x, nt.pos.y, nt.g
+		// The node's point and g are read from nt where used (the
+		// neighbours' writes do not touch it): loads, where locals
+		// would be spilled and reloaded.
+		dx, dy := gx-nt.pos.x, gy-nt.pos.y
 		// The exits: the edges to walkable neighbours, but the entry.
 		exits := tr.pass
 		if in >= 0 {
@@ -270,11 +279,6 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		}
 		for ; exits != 0; exits &= exits - 1 {
 			i := bits.TrailingZeros8(exits)
-			u := tr.n[i]
-			nu := &nodes[u]
-			if nu.tag>>2 == gen && nu.g <= pg {
-				continue // cannot improve: the new g is at least nt.g
-			}
 			j := int(nextTab[i])
 			lx, ly := tr.p[j][0], tr.p[j][1]
 			rx, ry := tr.p[i][0], tr.p[i][1]
@@ -314,12 +318,11 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			// on either side of the portal's line, the sum is convex along
 			// the portal with its minimum at the crossing.)
 			var p xy
-			dx, dy := gx-px, gy-py
 			ex, ey := rx-lx, ry-ly
 			den := float32(dx*ey) - float32(dy*ex)
 			crossed := false
 			if den != 0 {
-				plx, ply := px-lx, py-ly
+				plx, ply := nt.pos.x-lx, nt.pos.y-ly
 				// The segment pos→goal meets the portal's line within
 				// the portal when 0 ≤ un/den ≤ 1: compared without the
 				// division.
@@ -341,21 +344,26 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				}
 			}
 			if !crossed {
-				if dist2(px, py, lx, ly)+dist2(lx, ly, gx, gy) <= dist2(px, py, rx, ry)+dist2(rx, ry, gx, gy) {
+				if px, py := nt.pos.x, nt.pos.y; dist2(px, py, lx, ly)+dist2(lx, ly, gx, gy) <= dist2(px, py, rx, ry)+dist2(rx, ry, gx, gy) {
 					p = xy{lx, ly}
 				} else {
 					p = xy{rx, ry}
 				}
 			}
-			g := pg + dist2(px, py, p.x, p.y)
+			g := nt.g + dist2(nt.pos.x, nt.pos.y, p.x, p.y)
+			// The neighbour's node is looked at only now, once: a test
+			// before the step (nu.g <= nt.g) skips nothing this one does
+			// not (g >= nt.g), and its values would stay live across it.
+			u := tr.n[i]
+			nu := &nodes[u]
 			if nu.tag>>2 == gen && nu.g <= g {
-				continue
+				continue // cannot improve
 			}
 			*nu = node{tag: nodeTag(gen, int(tr.back>>(2*i)&3)), g: g, pos: p}
 			ni := mkItem(g+float32(hWeight*dist2(p.x, p.y, gx, gy)), g, u)
 			switch {
-			case !hasPend:
-				pend, hasPend = ni, true
+			case pend.key == noItem:
+				pend = ni
 			case ni.key < pend.key:
 				q.push(pend)
 				pend = ni
@@ -363,12 +371,12 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				q.push(ni)
 			}
 		}
-		if hasPend && len(q.heap) > 0 && q.heap[0].key < pend.key {
+		if pend.key != noItem && len(q.heap) > 0 && q.heap[0].key < pend.key {
 			q.push(pend)
-			hasPend = false
+			pend.key = noItem
 		}
 	}
-	path.Expanded = expanded
+	path.Expanded = limit - left
 	return PathPartial, best
 }
 
@@ -378,58 +386,33 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 	c := path.Corridor
 	s0, e0 := xy{start[0], start[1]}, xy{end[0], end[1]}
-	q.corridorPortals(c, s0, e0, r)
+	n := len(c)
+	q.portals[0], q.ends[0] = portalPair{s0, s0}, portalEnds{t: -1}
+	q.portals[n], q.ends[n] = portalPair{e0, e0}, portalEnds{t: -1}
 	maxPts := q.MaxPathPoints
 	if maxPts <= 0 {
 		maxPts = 256
 	}
 	cs := append(q.corners[:0], corner{p: s0, t: -1})
 	portals := q.portals
-	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
-	apex, left, right := s0, s0, s0
-	last := s0 // the last corner
-	apexI, leftI, rightI := 0, 0, 0
-	maxGuard := 4*len(portals)*len(portals) + 16
-	for i, guard := 1, 0; i < len(portals) && guard < maxGuard; i, guard = i+1, guard+1 {
-		pl, pr := portals[i].l, portals[i].r
-		// Right side: narrow when pr is left of apex→right.
-		if crossOf(apex, right, pr) >= 0 {
-			if apex == right || crossOf(apex, left, pr) < 0 {
-				right, rightI = pr, i
-			} else {
-				if len(cs) >= maxPts {
-					break
-				}
-				if left != last {
-					cs = q.addCorner(cs, c, left, leftI, 0)
-					last = left
-				}
-				apex, apexI = left, leftI
-				left, right, leftI, rightI = apex, apex, apexI, apexI
-				i = apexI
-				continue
-			}
+	// Each corner moves the apex to a later portal (the funnel's side
+	// differs from the apex, so it was set after the apex), and the scan
+	// restarts after it: at most len(portals)² steps.
+	for k, apex := 0, s0; len(cs) < maxPts; {
+		side, nk := funnelScan(portals, k, apex)
+		if side < 0 {
+			break
 		}
-		// Left side: narrow when pl is right of apex→left.
-		if crossOf(apex, left, pl) <= 0 {
-			if apex == left || crossOf(apex, right, pl) > 0 {
-				left, leftI = pl, i
-			} else {
-				if len(cs) >= maxPts {
-					break
-				}
-				if right != last {
-					cs = q.addCorner(cs, c, right, rightI, 1)
-					last = right
-				}
-				apex, apexI = right, rightI
-				left, right, leftI, rightI = apex, apex, apexI, apexI
-				i = apexI
-				continue
-			}
+		p := portals[nk].l
+		if side == 1 {
+			p = portals[nk].r
 		}
+		if p != cs[len(cs)-1].p {
+			cs = q.addCorner(cs, c, p, nk, side)
+		}
+		k, apex = nk, p
 	}
-	if last != e0 && len(cs) < maxPts+1 {
+	if cs[len(cs)-1].p != e0 && len(cs) < maxPts+1 {
 		cs = append(cs, corner{p: e0, t: -1, portal: int32(len(portals) - 1)})
 	}
 	if r > 0 {
@@ -448,6 +431,37 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 		pts[len(pts)-1] = end // exactly the end, as given
 	}
 	path.Points = pts
+}
+
+// funnelScan runs the funnel from apex, an end of portal k, over the
+// portals after it until the path turns: it returns the side of the turn
+// (0 left, 1 right; -1 when the portals end first) and the portal whose
+// end the turn is at. (Its own function: the loop's few values then stay
+// in registers.)
+func funnelScan(portals []portalPair, k int, apex xy) (side, at int) {
+	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
+	left, right := apex, apex
+	leftI, rightI := k, k
+	for i := k + 1; i < len(portals); i++ {
+		pl, pr := portals[i].l, portals[i].r
+		// Right side: narrow when pr is left of apex→right.
+		if crossOf(apex, right, pr) >= 0 {
+			if apex == right || crossOf(apex, left, pr) < 0 {
+				right, rightI = pr, i
+			} else {
+				return 0, leftI // pr crosses the left side: a corner there
+			}
+		}
+		// Left side: narrow when pl is right of apex→left.
+		if crossOf(apex, left, pl) <= 0 {
+			if apex == left || crossOf(apex, right, pl) > 0 {
+				left, leftI = pl, i
+			} else {
+				return 1, rightI
+			}
+		}
+	}
+	return -1, 0
 }
 
 // addCorner appends to cs the funnel point p at portal k of corridor c, on

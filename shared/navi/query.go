@@ -22,15 +22,17 @@ type Query struct {
 	// unwalkable start or goal (default 64 world units).
 	SnapDistance float32
 
-	gen     uint32
-	stamp   []uint32 // == gen: node touched in this search
-	nodes   []node
-	heap    []heapItem
-	portals []portalPair
-	ends    []portalEnds
-	corners []corner
-	legs    []leg
-	queue   []int32
+	gen       uint32
+	stamp     []uint32 // == gen: node touched in this search
+	nodes     []node
+	heap      []heapItem
+	portals   []portalPair // the path's portals: a window of portalBuf
+	ends      []portalEnds // and of endBuf
+	portalBuf []portalPair
+	endBuf    []portalEnds
+	corners   []corner
+	legs      []leg
+	queue     []int32
 }
 
 // node is the path search state of one triangle, in 16 bytes (four to a
@@ -49,15 +51,6 @@ const maxGen = 1 << 30
 func nodeTag(gen uint32, entry int) uint32 { return gen<<2 | uint32(entry+1) }
 
 func (n *node) entry() int { return int(n.tag&3) - 1 }
-
-// parent returns the triangle the search reached t from, or -1.
-func (q *Query) parent(t int32) int32 {
-	e := q.nodes[t].entry()
-	if e < 0 {
-		return -1
-	}
-	return q.m.nav[t].n[e]
-}
 
 // heapItem is an entry of the search heap. key orders entries by f, then
 // by triangle index (ties break deterministically): f is never negative,
@@ -163,12 +156,20 @@ func (m *Mesh) containsFrom(t int32, p mgl32.Vec2, r float32, flags Flags) bool 
 	rr := float32(r * r)
 	px, py := p[0], p[1]
 	// Breadth-first over the triangles the disc reaches, in a fixed buffer.
+	// from[h] is the edge of seen[h] the search came in by, plus one: that
+	// edge is near and its far side already seen, so it is not tested
+	// again (the start has none).
 	var buf [96]int32
+	var from [96]int8
 	seen := buf[:1]
 	seen[0] = t
 	for h := 0; h < len(seen); h++ {
 		tr := &m.nav[seen[h]]
+		skip := int(from[h]) - 1
 		for i := 0; i < 3; i++ {
+			if i == skip {
+				continue
+			}
 			j := nextTab[i]
 			ax, ay, bx, by := tr.p[i][0], tr.p[i][1], tr.p[j][0], tr.p[j][1]
 			if min(ax, bx)-px >= r || px-max(ax, bx) >= r ||
@@ -192,6 +193,7 @@ func (m *Mesh) containsFrom(t int32, p mgl32.Vec2, r float32, flags Flags) bool 
 			if len(seen) == len(buf) {
 				return m.containsScan(p, rr, flags)
 			}
+			from[len(seen)] = int8(tr.back>>(2*i)&3) + 1
 			seen = append(seen, u)
 		}
 	}

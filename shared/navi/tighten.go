@@ -167,29 +167,32 @@ func (q *Query) intruder(cs []corner, i int, lg leg, r float32) (corner, bool) {
 	ax, ay, dx, dy := lg.a.x, lg.a.y, lg.d.x, lg.d.y
 	ends := q.ends
 	// Consecutive portals often share an end: test it once (the first
-	// portal's ends are always tested: last starts as NaN).
-	last := [2]xy{{nan, nan}, {nan, nan}}
+	// portal's ends are always tested: the last ones start as NaN). The
+	// two sides are written out, so their last ends stay in registers.
+	lastL, lastR := xy{nan, nan}, xy{nan, nan}
 	for p := lo; p <= hi; p++ {
 		pv := &ends[p]
-		for s := 0; s < 2; s++ {
-			w := pv.p[s]
-			if pv.corner>>s&1 == 0 || w == last[s] {
-				continue
-			}
-			last[s] = w
-			// Far from the leg's line (d is a unit vector): far from the
-			// leg. The corners' own vertices do not count.
-			if e := float32((w.x-ax)*dy) - float32((w.y-ay)*dx); e >= r || e <= -r || w == c0 || w == c1 {
-				continue
-			}
-			if d := segDist2xy(w.x, w.y, ax, ay, lg.b.x, lg.b.y); d < best {
-				best, found = d, true
-				side := int8(1) // the left end of a portal is on the path's left
-				fp := q.portals[p].l
-				if s == 1 {
-					side, fp = -1, q.portals[p].r
+		if pv.corner&1 != 0 && pv.p[0] != lastL {
+			w := pv.p[0]
+			lastL = w
+			// Far from the leg's line (d is a unit vector): far from
+			// the leg. The corners' own vertices do not count.
+			if e := float32((w.x-ax)*dy) - float32((w.y-ay)*dx); !(e >= r || e <= -r || w == c0 || w == c1) {
+				if d := segDist2xy(w.x, w.y, ax, ay, lg.b.x, lg.b.y); d < best {
+					// The left end of a portal is on the path's left.
+					best, found = d, true
+					add = corner{p: q.portals[p].l, c: w, vert: true, t: pv.t, side: 1, portal: p}
 				}
-				add = corner{p: fp, c: w, vert: true, t: pv.t, side: side, portal: p}
+			}
+		}
+		if pv.corner&2 != 0 && pv.p[1] != lastR {
+			w := pv.p[1]
+			lastR = w
+			if e := float32((w.x-ax)*dy) - float32((w.y-ay)*dx); !(e >= r || e <= -r || w == c0 || w == c1) {
+				if d := segDist2xy(w.x, w.y, ax, ay, lg.b.x, lg.b.y); d < best {
+					best, found = d, true
+					add = corner{p: q.portals[p].r, c: w, vert: true, t: pv.t, side: -1, portal: p}
+				}
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/internal/cputime"
 	"github.com/twinframe/twinframe/shared/navi"
 	"github.com/twinframe/twinframe/viewer/draw"
 )
@@ -67,13 +68,13 @@ func BenchmarkDrawList10kTriangles2kEntities(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	b.ReportAllocs()
-	c0, cpuOK := threadCPU()
+	c0, cpuOK := cputime.Thread()
 	n := 0
 	for b.Loop() {
 		frame()
 		n++
 	}
-	if c1, ok := threadCPU(); ok && cpuOK && n > 0 {
+	if c1, ok := cputime.Thread(); ok && cpuOK && n > 0 {
 		b.ReportMetric(float64((c1-c0).Nanoseconds())/float64(n), "cpu-ns/op")
 	}
 	b.ReportMetric(float64(list.Triangles()), "tris/frame")
