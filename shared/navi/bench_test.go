@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/internal/cputime"
 )
 
 // benchGeometry is a 3×3-cell region (cells of 1000×1000 units, each a
@@ -122,11 +123,11 @@ func BenchmarkPath3x3Cells300Obstacles(b *testing.B) {
 	for b.Loop() {
 		pr := pairs[i%len(pairs)]
 		i++
-		c0, cpu := threadCPU()
+		c0, cpu := cputime.Thread()
 		t0 := time.Now()
 		q.FindPath(pr[0], pr[1], 0.5, &p)
 		el := time.Since(t0)
-		if c1, _ := threadCPU(); cpu {
+		if c1, _ := cputime.Thread(); cpu {
 			el = c1 - c0
 		}
 		if len(d) < cap(d) {
