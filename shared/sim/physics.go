@@ -218,7 +218,6 @@ func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, E
 	if !(mlo[0] >= g.nearLo[0] && mlo[1] >= g.nearLo[1] && mhi[0] <= g.nearHi[0] && mhi[1] <= g.nearHi[1]) {
 		g.gatherNear(eg, e, mlo, mhi)
 	}
-	c := geom.Circle{Center: start, Radius: e.radius}
 	mm := lenSq2(m)
 	var best geom.Hit
 	var bestID EntityID
@@ -231,11 +230,13 @@ func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, E
 		}
 		// The motion's closest approach to the other centre must come within rr.
 		d := sub2(s.pos, start)
-		t := min(max(dot2(d, m)/mm, 0), 1)
-		if lenSq2(sub2(d, scale2(m, t))) > float32(rr*rr) {
+		dm := dot2(d, m)
+		rr2 := float32(rr * rr)
+		t := min(max(dm/mm, 0), 1)
+		if lenSq2(sub2(d, scale2(m, t))) > rr2 {
 			continue
 		}
-		h, ok := geom.SweepCircleCircle(c, m, geom.Circle{Center: s.pos, Radius: s.r})
+		h, ok := sweepDisc(start, m, s.pos, s.r, d, dm, mm, rr2)
 		if !ok || dot2(h.Normal, m) >= 0 {
 			continue
 		}
