@@ -9,32 +9,46 @@ import (
 
 // sweepDisc is geom.SweepCircleCircle for sweepNear's candidates: the disc at start,
 // moved by m, against the disc of radius r at p, with rr2 = float32(rr*rr) for the sum
-// rr of the radii. sweepNear's closest-approach test has already computed d = p - start,
-// dm = d·m and mm = m·m, from which the quadratic's terms follow by a change of sign
-// (geom works with start - p = -d: |-d|² = |d|², (-d)·m = -dm, ((-d)×m)² = (d×m)²,
-// all exact), so the results are geom's to the bit. The input checks are left out: the
-// simulation's positions and radii are finite and small (sweepDisc_test compares the
-// two on random cases).
+// rr of the radii, d = p - start, dm = d·m and mm = m·m (what sweepNear's
+// closest-approach test computes). It is discT, then discHit for the contact.
 func sweepDisc(start, m, p mgl32.Vec2, r float32, d mgl32.Vec2, dm, mm, rr2 float32) (geom.Hit, bool) {
-	c := lenSq2(d) - rr2
-	var t float32
+	t, ok := discT(d, m, lenSq2(d)-rr2, dm, mm, rr2)
+	if !ok {
+		return geom.Hit{}, false
+	}
+	return discHit(start, m, p, r, t), true
+}
+
+// discT returns the time of first contact of sweepDisc, or false when there is none;
+// c is |d|² - rr2.
+// geom works with start - p = -d; the quadratic's terms follow from d by a change of
+// sign (|-d|² = |d|², (-d)·m = -dm, ((-d)×m)² = (d×m)², all exact), so the results are
+// geom's to the bit. The input checks are left out: the simulation's positions and
+// radii are finite and small (TestSweepDiscMatchesGeom compares the two on random
+// cases). It is split from discHit so that sweepNear computes a contact's normal only
+// for a hit that would become its first.
+func discT(d, m mgl32.Vec2, c, dm, mm, rr2 float32) (float32, bool) {
 	switch {
 	case c < 0: // already overlapping
+		return 0, true
 	case dm <= 0: // not approaching
-		return geom.Hit{}, false
+		return 0, false
 	case c == 0: // touching
-	default:
-		// geom: c / (√(a r² - (m×d)²) - b) with b = -dm and a = mm.
-		cr := float32(d[0]*m[1]) - float32(d[1]*m[0])
-		disc := float32(mm*rr2) - float32(cr*cr)
-		if disc < 0 {
-			return geom.Hit{}, false
-		}
-		t = c / (float32(math.Sqrt(float64(disc))) + dm)
-		if !(t <= 1) {
-			return geom.Hit{}, false
-		}
+		return 0, true
 	}
+	// geom: c / (√(a r² - (m×d)²) - b) with b = -dm and a = mm.
+	cr := float32(d[0]*m[1]) - float32(d[1]*m[0])
+	disc := float32(mm*rr2) - float32(cr*cr)
+	if disc < 0 {
+		return 0, false
+	}
+	t := c / (float32(math.Sqrt(float64(disc))) + dm)
+	return t, t <= 1
+}
+
+// discHit returns the contact of sweepDisc at time t: the normal from the other centre
+// to the moved one, and the point on the other disc.
+func discHit(start, m, p mgl32.Vec2, r, t float32) geom.Hit {
 	n, ok := unit64(sub2(axpy2(start, m, t), p))
 	if !ok {
 		// Coincident centres: push back against the motion.
@@ -42,7 +56,7 @@ func sweepDisc(start, m, p mgl32.Vec2, r float32, d mgl32.Vec2, dm, mm, rr2 floa
 			n = mgl32.Vec2{1, 0}
 		}
 	}
-	return geom.Hit{T: t, Point: axpy2(p, n, r), Normal: n}, true
+	return geom.Hit{T: t, Point: axpy2(p, n, r), Normal: n}
 }
 
 // unit64 returns v / |v| divided in float64, as geom does (unit2 divides in float32).
