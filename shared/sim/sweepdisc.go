@@ -7,20 +7,11 @@ import (
 	"github.com/twinframe/twinframe/shared/geom"
 )
 
-// sweepDisc is geom.SweepCircleCircle for sweepNear's candidates: the disc at start,
-// moved by m, against the disc of radius r at p, with rr2 = float32(rr*rr) for the sum
-// rr of the radii, d = p - start, dm = d·m and mm = m·m (what sweepNear's
-// closest-approach test computes). It is discT, then discHit for the contact.
-func sweepDisc(start, m, p mgl32.Vec2, r float32, d mgl32.Vec2, dm, mm, rr2 float32) (geom.Hit, bool) {
-	t, ok := discT(d, m, lenSq2(d)-rr2, dm, mm, rr2)
-	if !ok {
-		return geom.Hit{}, false
-	}
-	return discHit(start, m, p, r, t), true
-}
-
-// discT returns the time of first contact of sweepDisc, or false when there is none;
-// c is |d|² - rr2.
+// discT and discHit are geom.SweepCircleCircle for sweepNear's candidates: the disc at
+// start, moved by m, against the disc of radius r at p, with d = p - start, dm = d·m,
+// mm = m·m, rr2 = float32(rr*rr) for the sum rr of the radii and c = |d|² - rr2 (what
+// sweepNear's tests compute anyway). discT returns the time of first contact, or false
+// when there is none.
 // geom works with start - p = -d; the quadratic's terms follow from d by a change of
 // sign (|-d|² = |d|², (-d)·m = -dm, ((-d)×m)² = (d×m)², all exact), so the results are
 // geom's to the bit. The input checks are left out: the simulation's positions and
@@ -46,7 +37,7 @@ func discT(d, m mgl32.Vec2, c, dm, mm, rr2 float32) (float32, bool) {
 	return t, t <= 1
 }
 
-// discHit returns the contact of sweepDisc at time t: the normal from the other centre
+// discHit returns the contact at time t: the normal from the other centre
 // to the moved one, and the point on the other disc.
 func discHit(start, m, p mgl32.Vec2, r, t float32) geom.Hit {
 	n, ok := unit64(sub2(axpy2(start, m, t), p))

@@ -64,6 +64,16 @@ func TestSweepDiscMatchesGeom(t *testing.T) {
 	}
 }
 
+// sweepDisc is discT, then discHit for the contact: what sweepNear computes for a
+// candidate that can become its first hit.
+func sweepDisc(start, m, p mgl32.Vec2, r float32, d mgl32.Vec2, dm, mm, rr2 float32) (geom.Hit, bool) {
+	t, ok := discT(d, m, lenSq2(d)-rr2, dm, mm, rr2)
+	if !ok {
+		return geom.Hit{}, false
+	}
+	return discHit(start, m, p, r, t), true
+}
+
 func sameHit(a, b geom.Hit) bool {
 	bits := func(h geom.Hit) [5]uint32 {
 		return [5]uint32{math.Float32bits(h.T), math.Float32bits(h.Point[0]), math.Float32bits(h.Point[1]),
