@@ -218,7 +218,6 @@ func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, E
 	if !(mlo[0] >= g.nearLo[0] && mlo[1] >= g.nearLo[1] && mhi[0] <= g.nearHi[0] && mhi[1] <= g.nearHi[1]) {
 		g.gatherNear(eg, e, mlo, mhi)
 	}
-	c := geom.Circle{Center: start, Radius: e.radius}
 	mm := lenSq2(m)
 	var best geom.Hit
 	var bestID EntityID
@@ -229,17 +228,23 @@ func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, E
 		if s.pos[0]+rr < mlo[0] || s.pos[0]-rr > mhi[0] || s.pos[1]+rr < mlo[1] || s.pos[1]-rr > mhi[1] {
 			continue
 		}
-		// The motion's closest approach to the other centre must come within rr.
 		d := sub2(s.pos, start)
-		t := min(max(dot2(d, m)/mm, 0), 1)
-		if lenSq2(sub2(d, scale2(m, t))) > float32(rr*rr) {
+		dm := dot2(d, m)
+		rr2 := float32(rr * rr)
+		c := lenSq2(d) - rr2
+		if c >= 0 && dm <= 0 {
+			continue // apart and not approaching: discT finds no contact
+		}
+		// The motion's closest approach to the other centre must come within rr.
+		t := min(max(dm/mm, 0), 1)
+		if lenSq2(sub2(d, scale2(m, t))) > rr2 {
 			continue
 		}
-		h, ok := geom.SweepCircleCircle(c, m, geom.Circle{Center: s.pos, Radius: s.r})
-		if !ok || dot2(h.Normal, m) >= 0 {
-			continue
+		tc, ok := discT(d, m, c, dm, mm, rr2)
+		if !ok || (hit && (tc > best.T || (tc == best.T && s.id > bestID))) {
+			continue // no contact, or not before the first found
 		}
-		if !hit || h.T < best.T || (h.T == best.T && s.id < bestID) {
+		if h := discHit(start, m, s.pos, s.r, tc); dot2(h.Normal, m) < 0 {
 			best, bestID, hit = h, s.id, true
 		}
 	}
