@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twinframe/twinframe/internal/cputime"
 	"github.com/twinframe/twinframe/shared/world"
 )
 
@@ -84,7 +85,7 @@ func BenchmarkFrame(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				if err := g.Step(); err != nil {
 					b.Fatal(err)
@@ -92,7 +93,7 @@ func BenchmarkFrame(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/frame")
 			// CPU time per frame: on a shared, loaded machine wall time overstates it.
-			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/frame")
+			b.ReportMetric(float64((cputime.Process()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/frame")
 		})
 	}
 }
