@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -103,7 +102,7 @@ func (c *Config) defaults() error {
 	setDefault(&c.WriteTimeout, 5*time.Second)
 	setDefault(&c.LoginTimeout, 10*time.Second)
 	if c.Clock == nil {
-		c.Clock = wallClock{start: time.Now()}
+		c.Clock = WallClock()
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -116,19 +115,6 @@ func setDefault[T comparable](p *T, v T) {
 	if *p == zero {
 		*p = v
 	}
-}
-
-// wallClock is the frame loop's real clock: monotonic time since start; a sleep of
-// zero yields.
-type wallClock struct{ start time.Time }
-
-func (c wallClock) Now() time.Duration { return time.Since(c.start) }
-func (c wallClock) Sleep(d time.Duration) {
-	if d <= 0 {
-		runtime.Gosched()
-		return
-	}
-	time.Sleep(d)
 }
 
 // Server is a running game: the simulation, its sessions and its HTTP handler.
@@ -245,7 +231,8 @@ func (s *Server) Run(ctx context.Context) error {
 	saverDone := make(chan struct{})
 	go func() { s.saver.run(); close(saverDone) }()
 	s.lastSave = s.cfg.Clock.Now()
-	drv := frameclock.New(s.cfg.Clock, frameclock.Config{Period: s.cfg.Period})
+	unlock := lockLoopThread()
+	drv := frameclock.New(s.cfg.Clock, frameclock.Config{Period: s.cfg.Period, SleepStep: loopSleepStep})
 	var dropped uint64
 	err := drv.Run(ctx, s.frame, func(r frameclock.Report) {
 		s.metrics.frameDuration.Observe(r.Duration.Seconds())
@@ -256,6 +243,7 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 		s.timings.add(r)
 	})
+	unlock()
 	if !errors.Is(err, frameclock.ErrStopped) {
 		s.log.Error("frame loop failed", "err", err)
 	}
@@ -288,6 +276,11 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	return err
 }
+
+// loopSleepStep is the frame loop's longest sleep between frames: how soon it
+// notices that Run's context ended. Sleeps shorter than the spin window only
+// matter to a clock that cannot sleep precisely (frameclock.Config).
+const loopSleepStep = 10 * time.Millisecond
 
 // do runs fn in the frame loop at the next frame boundary and waits for it.
 func (s *Server) do(ctx context.Context, fn func()) error {

@@ -29,15 +29,15 @@ func (c *fakeClock) Sleep(d time.Duration) {
 }
 
 // runFrames runs the driver until frame n has run, with work(frame, start) as the
-// cost of each frame, and returns every report.
-func runFrames(t *testing.T, c *fakeClock, cfg frameclock.Config, n uint64, work func(start time.Duration) time.Duration) []frameclock.Report {
+// cost of each frame (added to *now, the clock's time), and returns every report.
+func runFrames(t *testing.T, c frameclock.Clock, now *time.Duration, cfg frameclock.Config, n uint64, work func(start time.Duration) time.Duration) []frameclock.Report {
 	t.Helper()
 	d := frameclock.New(c, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var reports []frameclock.Report
 	err := d.Run(ctx, func(frame uint64) error {
-		c.now += work(c.now)
+		*now += work(*now)
 		if frame+1 == n {
 			cancel()
 		}
@@ -64,7 +64,7 @@ func TestOnTimeFramesAreNotLate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := &fakeClock{now: 7 * time.Second, overshoot: tc.overshoot, spin: 20 * time.Microsecond}
-			reports := runFrames(t, c, frameclock.Config{}, 200, func(time.Duration) time.Duration { return tc.work })
+			reports := runFrames(t, c, &c.now, frameclock.Config{}, 200, func(time.Duration) time.Duration { return tc.work })
 			for _, r := range reports {
 				if r.Lateness > 20*time.Microsecond || r.Dropped != 0 || r.Backlog != 1 {
 					t.Fatalf("frame %d: %+v", r.Frame, r)
@@ -88,7 +88,7 @@ func TestOverloadBurstDropsBacklogAndRecovers(t *testing.T) {
 	burstStart, burstEnd := origin+time.Second, origin+3*time.Second
 	c := &fakeClock{now: origin, overshoot: 500 * time.Microsecond, spin: 20 * time.Microsecond}
 	cfg := frameclock.Config{}
-	reports := runFrames(t, c, cfg, 120, func(start time.Duration) time.Duration {
+	reports := runFrames(t, c, &c.now, cfg, 120, func(start time.Duration) time.Duration {
 		if start >= burstStart && start < burstEnd {
 			return 150 * time.Millisecond
 		}
@@ -175,9 +175,66 @@ func TestStepErrorStopsRun(t *testing.T) {
 func TestSleepsInShortSteps(t *testing.T) {
 	t.Parallel()
 	c := &fakeClock{spin: 20 * time.Microsecond}
-	runFrames(t, c, frameclock.Config{}, 10, func(time.Duration) time.Duration { return 0 })
+	runFrames(t, c, &c.now, frameclock.Config{}, 10, func(time.Duration) time.Duration { return 0 })
 	// 9 waits of 50 ms: ≈ 48 sleeps of ≤ 1 ms and ≈ 100 spins of 20 µs each.
 	if c.sleeps < 9*48 || c.sleeps > 9*200 {
 		t.Errorf("%d sleeps for 9 frame waits", c.sleeps)
+	}
+}
+
+// untilClock is a fakeClock that can also sleep until an instant, waking wake
+// after it (the kernel's wake-up latency).
+type untilClock struct {
+	fakeClock
+	wake   time.Duration
+	untils []time.Duration // the instants slept until
+}
+
+func (c *untilClock) SleepUntil(t time.Duration) {
+	c.untils = append(c.untils, t)
+	c.now = max(c.now, t+c.wake)
+}
+
+// With an UntilSleeper the driver sleeps to each deadline, in steps of at most
+// SleepStep, and never spins: lateness is the clock's wake-up latency only.
+func TestSleepsUntilTheDeadlineWithAPreciseClock(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		step      time.Duration
+		wake      time.Duration
+		wantSteps int // sleeps per 45 ms wait
+	}{
+		{"exact, 10 ms steps", 10 * time.Millisecond, 0, 5},
+		{"60 µs late, 10 ms steps", 10 * time.Millisecond, 60 * time.Microsecond, 5},
+		{"exact, default 1 ms steps", 0, 0, 45},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := &untilClock{fakeClock: fakeClock{now: 3 * time.Second, spin: 20 * time.Microsecond}, wake: tc.wake}
+			cfg := frameclock.Config{SleepStep: tc.step}
+			reports := runFrames(t, c, &c.now, cfg, 20, func(time.Duration) time.Duration { return 5 * time.Millisecond })
+			if c.sleeps != 0 {
+				t.Errorf("%d Sleep calls (spins or coarse sleeps) with a precise clock", c.sleeps)
+			}
+			for _, r := range reports[1:] {
+				if r.Lateness != tc.wake {
+					t.Errorf("frame %d late by %v, want the wake-up latency %v", r.Frame, r.Lateness, tc.wake)
+				}
+			}
+			step := max(tc.step, time.Millisecond)
+			for i, u := range c.untils {
+				if u > 3*time.Second+time.Duration(len(reports)-1)*50*time.Millisecond {
+					t.Errorf("sleep %d until %v, past the last deadline", i, u)
+				}
+				if i > 0 && u-c.untils[i-1] > step+tc.wake+5*time.Millisecond {
+					t.Errorf("sleep %d until %v, %v after the one before: longer than a step", i, u, u-c.untils[i-1])
+				}
+			}
+			if got, want := len(c.untils), 19*tc.wantSteps; got < want-19 || got > want+19 {
+				t.Errorf("%d sleeps for 19 waits of 45 ms, want ≈ %d", got, want)
+			}
+		})
 	}
 }

@@ -1,0 +1,3 @@
+package gameserver
+
+const sysSchedSetattr, sysSchedGetattr = 314, 315

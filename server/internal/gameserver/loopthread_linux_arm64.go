@@ -1,0 +1,3 @@
+package gameserver
+
+const sysSchedSetattr, sysSchedGetattr = 274, 275
