@@ -185,7 +185,8 @@ type loadServer struct {
 	srv      *gameserver.Server
 	url      string // the websocket endpoint
 	ov       *overload
-	fc       *frameCPU // nil without -frame-cpu
+	fc       *frameCPU  // nil without -frame-cpu
+	probe    *lateProbe // nil without -frame-cpu
 	hs       *http.Server
 	st       *store.Store
 	dir      string
@@ -214,7 +215,9 @@ func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
 	if cfg.frameCPU {
 		fc := newFrameCPU()
 		ls.fc = fc
-		scfg.FrameStart = fc.frameStart
+		ls.probe = newLateProbe(gameserver.WallClock())
+		scfg.Clock = ls.probe
+		scfg.FrameStart = func(n uint64) { ls.probe.frameStart(n); fc.frameStart(n) }
 		scfg.FrameWork = func(n uint64) { fc.frameEnd(n); ls.ov.frameWork(n) }
 	}
 	if ls.srv, err = gameserver.New(scfg); err != nil {
@@ -229,12 +232,9 @@ func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
 	go func() { _ = ls.hs.Serve(ln) }()
 	var runCtx context.Context
 	runCtx, ls.stopLoop = context.WithCancel(context.Background())
-	go func() {
-		if ls.fc != nil {
-			runtime.LockOSThread() // Run runs the frame loop on this goroutine
-		}
-		ls.runDone <- ls.srv.Run(runCtx)
-	}()
+	// Run locks the frame loop's goroutine to its OS thread (the frame CPU
+	// time and the late-start probe read that thread's counters).
+	go func() { ls.runDone <- ls.srv.Run(runCtx) }()
 	return ls, nil
 }
 
@@ -284,6 +284,7 @@ func measure(cfg loadConfig, ls *loadServer, bots *botProc, bots0 botStatus, rep
 	if ls.fc != nil {
 		d := percentiles(ls.fc.of(reports))
 		rep.FrameCPU = &d
+		rep.LateCauses = ls.probe.causes(reports, lateCauseThreshold)
 	}
 	return nil
 }

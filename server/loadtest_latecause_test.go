@@ -1,0 +1,50 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/twinframe/twinframe/shared/sim/frameclock"
+)
+
+// causes finds each late frame's last wait and splits its lateness into the
+// kernel's run delay and the rest.
+func TestLateCauses(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	p := newLateProbe(nil)
+	// Frame deadlines at 50, 100, 150, 200 ms; every frame starts at the end of
+	// its last wait.
+	p.frames = map[uint64][]probeWait{
+		1: {{kind: waitSleep, start: 40 * ms, end: 41 * ms}, {kind: waitUntil, start: 45 * ms, end: 50*ms + 100*time.Microsecond}}, // on time
+		2: {{kind: waitSleep, start: 98 * ms, end: 103 * ms, osWait: 1 * ms}},                                                      // 3 ms late: 1 kernel, 2 other
+		3: {{kind: waitYield, start: 149 * ms, end: 154 * ms, osWait: 9 * ms}},                                                     // 4 ms late, all kernel (capped)
+		4: {{kind: waitUntil, start: 180 * ms, end: 190 * ms}},                                                                     // behind: ran back to back
+	}
+	reports := []frameclock.Report{
+		{Frame: 1, Lateness: 100 * time.Microsecond, Backlog: 1},
+		{Frame: 2, Lateness: 3 * ms, Backlog: 1},
+		{Frame: 3, Lateness: 4 * ms, Backlog: 1},
+		{Frame: 4, Lateness: 20 * ms, Backlog: 2},
+		{Frame: 5, Lateness: 2 * ms, Backlog: 1}, // no waits recorded: behind
+	}
+	got := p.causes(reports, ms)
+	if got.Late != 4 || got.Behind != 2 {
+		t.Errorf("late %d behind %d, want 4 and 2", got.Late, got.Behind)
+	}
+	want := map[string]lateShare{
+		"sleep": {Frames: 1, KernelMs: 1, OtherMs: 2},
+		"spin":  {Frames: 1, KernelMs: 4, OtherMs: 0},
+	}
+	if len(got.ByWait) != len(want) {
+		t.Errorf("by wait %+v, want %+v", got.ByWait, want)
+	}
+	for k, w := range want {
+		g := got.ByWait[k]
+		if g.Frames != w.Frames || !near(g.KernelMs, w.KernelMs) || !near(g.OtherMs, w.OtherMs) {
+			t.Errorf("%s: %+v, want %+v", k, g, w)
+		}
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
