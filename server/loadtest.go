@@ -232,9 +232,12 @@ func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
 	go func() { _ = ls.hs.Serve(ln) }()
 	var runCtx context.Context
 	runCtx, ls.stopLoop = context.WithCancel(context.Background())
-	// Run locks the frame loop's goroutine to its OS thread (the frame CPU
-	// time and the late-start probe read that thread's counters).
-	go func() { ls.runDone <- ls.srv.Run(runCtx) }()
+	go func() {
+		if ls.fc != nil {
+			runtime.LockOSThread() // Run runs the frame loop on this goroutine
+		}
+		ls.runDone <- ls.srv.Run(runCtx)
+	}()
 	return ls, nil
 }
 

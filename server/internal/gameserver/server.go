@@ -231,7 +231,6 @@ func (s *Server) Run(ctx context.Context) error {
 	saverDone := make(chan struct{})
 	go func() { s.saver.run(); close(saverDone) }()
 	s.lastSave = s.cfg.Clock.Now()
-	unlock := lockLoopThread()
 	drv := frameclock.New(s.cfg.Clock, frameclock.Config{Period: s.cfg.Period, SleepStep: loopSleepStep})
 	var dropped uint64
 	err := drv.Run(ctx, s.frame, func(r frameclock.Report) {
@@ -243,7 +242,6 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 		s.timings.add(r)
 	})
-	unlock()
 	if !errors.Is(err, frameclock.ErrStopped) {
 		s.log.Error("frame loop failed", "err", err)
 	}

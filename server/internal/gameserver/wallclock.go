@@ -9,15 +9,16 @@ import (
 
 // WallClock returns the frame loop's real clock (the default Config.Clock):
 // monotonic time since the call. Where the platform can (Linux), it is also a
-// frameclock.UntilSleeper whose sleeps until an instant are the kernel's
-// (clock_nanosleep), so the loop sleeps through the last stretch before a
-// deadline and wakes within tens of microseconds of it, instead of spinning.
+// frameclock.UntilSleeper whose sleeps are the kernel's (clock_nanosleep until
+// an instant) and whose spin steps do not yield.
 //
-// Why: a Go timer fires only when one of the runtime's threads checks its
-// timers (in steps of a millisecond, and later when every processor is busy),
-// and a spin that yields (runtime.Gosched) hands the processor to whatever
-// goroutine is runnable; the load test measured both starting frames late by
-// several milliseconds at 200 clients (BENCHMARKS.md, "Load test", round 3).
+// Why (BENCHMARKS.md, "Load test", round 3): a Go timer fires only when one of
+// the runtime's threads checks its timers, in steps of a millisecond and later
+// when the processors are busy, so the loop's last 1 ms sleep before its spin
+// sometimes ended after the deadline; and a spin step that yields
+// (runtime.Gosched) hands the processor to any runnable goroutine, which then
+// runs past the deadline. Either was most of a late frame's lateness at 200
+// clients, apart from waiting for a core.
 func WallClock() frameclock.Clock { return newWallClock(time.Now()) }
 
 // wallClock is the portable part: monotonic time since start; a sleep of zero

@@ -8,8 +8,18 @@ import (
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
 )
 
-// preciseClock adds a kernel sleep until an instant to the wall clock.
+// preciseClock adds a kernel sleep until an instant to the wall clock, and
+// spins without yielding: the frame clock spins only for the last stretch
+// (frameclock.Config.SpinFor) after a sleep that ended on time, and a yield
+// there could hand the processor to a goroutine that runs past the deadline.
 type preciseClock struct{ wallClock }
+
+// Sleep sleeps d, or for a spin step (d ≤ 0) returns at once.
+func (c preciseClock) Sleep(d time.Duration) {
+	if d > 0 {
+		c.wallClock.Sleep(d)
+	}
+}
 
 func newWallClock(start time.Time) frameclock.Clock { return preciseClock{wallClock{start}} }
 

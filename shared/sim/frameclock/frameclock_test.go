@@ -15,13 +15,15 @@ type fakeClock struct {
 	now       time.Duration
 	overshoot time.Duration // added to every non-zero sleep
 	spin      time.Duration // cost of Sleep(0)
-	sleeps    int
+	sleeps    int           // Sleep calls, spins included
+	spins     int           // Sleep(0) calls
 }
 
 func (c *fakeClock) Now() time.Duration { return c.now }
 func (c *fakeClock) Sleep(d time.Duration) {
 	c.sleeps++
 	if d <= 0 {
+		c.spins++
 		c.now += c.spin
 		return
 	}
@@ -195,45 +197,53 @@ func (c *untilClock) SleepUntil(t time.Duration) {
 	c.now = max(c.now, t+c.wake)
 }
 
-// With an UntilSleeper the driver sleeps to each deadline, in steps of at most
-// SleepStep, and never spins: lateness is the clock's wake-up latency only.
-func TestSleepsUntilTheDeadlineWithAPreciseClock(t *testing.T) {
+// With an UntilSleeper the driver sleeps until SpinFor before each deadline, in
+// steps of at most SleepStep, and spins from there: a frame is late only when
+// the clock wakes more than SpinFor late.
+func TestSleepsUntilTheSpinWithAPreciseClock(t *testing.T) {
 	t.Parallel()
+	const spin = 20 * time.Microsecond
 	tests := []struct {
 		name      string
 		step      time.Duration
 		wake      time.Duration
-		wantSteps int // sleeps per 45 ms wait
+		wantLate  time.Duration // at most
+		wantSteps int           // sleeps per 43 ms wait (45 ms less the spin)
 	}{
-		{"exact, 10 ms steps", 10 * time.Millisecond, 0, 5},
-		{"60 µs late, 10 ms steps", 10 * time.Millisecond, 60 * time.Microsecond, 5},
-		{"exact, default 1 ms steps", 0, 0, 45},
+		{"exact, 10 ms steps", 10 * time.Millisecond, 0, spin, 5},
+		{"60 µs late, 10 ms steps", 10 * time.Millisecond, 60 * time.Microsecond, spin, 5},
+		{"exact, default 1 ms steps", 0, 0, spin, 43},
+		{"3 ms late: 1 ms past the spin", 10 * time.Millisecond, 3 * time.Millisecond, time.Millisecond, 5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := &untilClock{fakeClock: fakeClock{now: 3 * time.Second, spin: 20 * time.Microsecond}, wake: tc.wake}
+			c := &untilClock{fakeClock: fakeClock{now: 3 * time.Second, spin: spin}, wake: tc.wake}
 			cfg := frameclock.Config{SleepStep: tc.step}
 			reports := runFrames(t, c, &c.now, cfg, 20, func(time.Duration) time.Duration { return 5 * time.Millisecond })
-			if c.sleeps != 0 {
-				t.Errorf("%d Sleep calls (spins or coarse sleeps) with a precise clock", c.sleeps)
+			if coarse := c.sleeps - c.spins; coarse != 0 {
+				t.Errorf("%d coarse sleeps with a precise clock", coarse)
 			}
 			for _, r := range reports[1:] {
-				if r.Lateness != tc.wake {
-					t.Errorf("frame %d late by %v, want the wake-up latency %v", r.Frame, r.Lateness, tc.wake)
+				if r.Lateness > tc.wantLate {
+					t.Errorf("frame %d late by %v, want at most %v", r.Frame, r.Lateness, tc.wantLate)
 				}
 			}
 			step := max(tc.step, time.Millisecond)
 			for i, u := range c.untils {
-				if u > 3*time.Second+time.Duration(len(reports)-1)*50*time.Millisecond {
-					t.Errorf("sleep %d until %v, past the last deadline", i, u)
+				n := (u - 3*time.Second + 2*time.Millisecond + 49*time.Millisecond) / (50 * time.Millisecond) // the deadline it leads to
+				if spinFrom := 3*time.Second + n*50*time.Millisecond - 2*time.Millisecond; u > spinFrom {
+					t.Errorf("sleep %d until %v, past the spin's start at %v", i, u, spinFrom)
 				}
-				if i > 0 && u-c.untils[i-1] > step+tc.wake+5*time.Millisecond {
+				if i > 0 && u-c.untils[i-1] > step+tc.wake+7*time.Millisecond+spin { // a step, or the spin (2 ms) and a frame (5 ms) between two waits
 					t.Errorf("sleep %d until %v, %v after the one before: longer than a step", i, u, u-c.untils[i-1])
 				}
 			}
 			if got, want := len(c.untils), 19*tc.wantSteps; got < want-19 || got > want+19 {
-				t.Errorf("%d sleeps for 19 waits of 45 ms, want ≈ %d", got, want)
+				t.Errorf("%d sleeps for 19 waits, want ≈ %d", got, want)
+			}
+			if tc.wake < 2*time.Millisecond && c.spins == 0 {
+				t.Error("no spin before the deadlines")
 			}
 		})
 	}

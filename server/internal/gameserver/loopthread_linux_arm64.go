@@ -1,3 +1,0 @@
-package gameserver
-
-const sysSchedSetattr, sysSchedGetattr = 274, 275
