@@ -13,19 +13,22 @@ import (
 
 // lateProbe finds out why frames start late (-frame-cpu, where the frame loop
 // is locked to its OS thread). It wraps the loop's clock and records every wait
-// the frame clock makes (a sleep, a spin step, a precise sleep until an
-// instant): when it started and ended, and how long the loop's thread spent in
+// the frame clock makes (a sleep, a spin): when it started and ended, and how long the loop's thread spent in
 // that time runnable but not running (the kernel's run delay, which is other
 // threads and processes holding the cores). The load test joins these records
 // with the frame reports: the wait that straddled a late frame's deadline says
-// whether the lateness was the sleep's own overshoot, the Go scheduler (the
-// thread was not runnable: waiting for its goroutine or a processor), or the
-// kernel (the thread was runnable and waited for a core).
+// whether the lateness was the kernel (the thread was runnable and waited for a
+// core) or the rest: the Go runtime (a timer that fired late, a goroutine that
+// held the processor the spin yielded) or the sleep's own overshoot.
 type lateProbe struct {
 	clock frameclock.Clock
 	rd    runDelayReader // the loop thread's, opened on the loop's first wait
 
-	ops []probeWait // loop goroutine only: the waits since the last frame started
+	// Loop goroutine only: the waits since the last frame started, and the
+	// spin in progress (its first step's run delay).
+	ops      []probeWait
+	spinning bool
+	spinRD   time.Duration
 
 	mu     sync.Mutex
 	frames map[uint64][]probeWait // by loop frame: the waits before it
@@ -41,12 +44,11 @@ type waitKind uint8
 
 const (
 	waitSleep waitKind = iota // a sleep of the clock's, of a given duration
-	waitYield                 // a spin step: Sleep(0)
-	waitUntil                 // a precise sleep until an instant (frameclock.UntilSleeper)
+	waitYield                 // a spin: Sleep(0) steps, from the first to the frame's start
 )
 
 func (k waitKind) String() string {
-	return [...]string{"sleep", "spin", "until"}[k]
+	return [...]string{"sleep", "spin"}[k]
 }
 
 func newLateProbe(c frameclock.Clock) *lateProbe {
@@ -56,20 +58,25 @@ func newLateProbe(c frameclock.Clock) *lateProbe {
 func (p *lateProbe) Now() time.Duration { return p.clock.Now() }
 
 func (p *lateProbe) Sleep(d time.Duration) {
-	kind := waitSleep
-	if d <= 0 {
-		kind = waitYield
-	}
-	p.record(kind, func() { p.clock.Sleep(d) })
-}
-
-// SleepUntil passes a precise sleep through when the clock has one.
-func (p *lateProbe) SleepUntil(t time.Duration) {
-	if u, ok := p.clock.(frameclock.UntilSleeper); ok {
-		p.record(waitUntil, func() { u.SleepUntil(t) })
+	if d > 0 {
+		p.record(waitSleep, func() { p.clock.Sleep(d) })
 		return
 	}
-	p.Sleep(t - p.Now())
+	// A spin is one wait from its first step to the frame's start: reading
+	// the run delay at every step would make the spin a loop of /proc reads.
+	if n := len(p.ops); n > 0 && p.ops[n-1].kind == waitYield && p.spinning {
+		p.clock.Sleep(0)
+		p.ops[n-1].end = p.clock.Now()
+		return
+	}
+	if !p.rd.open() {
+		p.clock.Sleep(0)
+		return
+	}
+	p.spinning, p.spinRD = true, p.rd.read()
+	p.push(probeWait{kind: waitYield, start: p.clock.Now()})
+	p.clock.Sleep(0)
+	p.ops[len(p.ops)-1].end = p.clock.Now()
 }
 
 func (p *lateProbe) record(kind waitKind, wait func()) {
@@ -85,6 +92,11 @@ func (p *lateProbe) record(kind waitKind, wait func()) {
 	if rd0 >= 0 && rd1 >= rd0 {
 		w.osWait = rd1 - rd0
 	}
+	p.spinning = false
+	p.push(w)
+}
+
+func (p *lateProbe) push(w probeWait) {
 	if len(p.ops) == maxProbeWaits {
 		p.ops = p.ops[:copy(p.ops, p.ops[len(p.ops)/2:])]
 	}
@@ -92,12 +104,18 @@ func (p *lateProbe) record(kind waitKind, wait func()) {
 }
 
 // maxProbeWaits bounds the waits kept per frame: only the last ones before the
-// deadline matter, and a spin makes hundreds.
+// deadline matter.
 const maxProbeWaits = 64
 
 // frameStart runs first in every frame (gameserver.Config.FrameStart): the
 // waits recorded since the last frame are this frame's.
 func (p *lateProbe) frameStart(frame uint64) {
+	if n := len(p.ops); n > 0 && p.spinning {
+		if rd := p.rd.read(); rd >= 0 && p.spinRD >= 0 && rd >= p.spinRD {
+			p.ops[n-1].osWait = rd - p.spinRD
+		}
+		p.spinning = false
+	}
 	ops := slices.Clone(p.ops)
 	p.ops = p.ops[:0]
 	p.mu.Lock()

@@ -231,7 +231,7 @@ func (s *Server) Run(ctx context.Context) error {
 	saverDone := make(chan struct{})
 	go func() { s.saver.run(); close(saverDone) }()
 	s.lastSave = s.cfg.Clock.Now()
-	drv := frameclock.New(s.cfg.Clock, frameclock.Config{Period: s.cfg.Period, SleepStep: loopSleepStep})
+	drv := frameclock.New(s.cfg.Clock, frameclock.Config{Period: s.cfg.Period})
 	var dropped uint64
 	err := drv.Run(ctx, s.frame, func(r frameclock.Report) {
 		s.metrics.frameDuration.Observe(r.Duration.Seconds())
@@ -274,11 +274,6 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	return err
 }
-
-// loopSleepStep is the frame loop's longest sleep between frames: how soon it
-// notices that Run's context ended. Sleeps shorter than the spin window only
-// matter to a clock that cannot sleep precisely (frameclock.Config).
-const loopSleepStep = 10 * time.Millisecond
 
 // do runs fn in the frame loop at the next frame boundary and waits for it.
 func (s *Server) do(ctx context.Context, fn func()) error {

@@ -6,9 +6,8 @@
 //
 // Frame n is due at Base + n·Period. The driver sleeps in short steps while the next
 // deadline is far, then spins (re-reading the clock) for the last stretch, because
-// sleeps overshoot by a scheduler quantum; a clock that can sleep until an
-// instant precisely (UntilSleeper: the server's, on Linux) is slept on until the
-// spin starts. When frames fall behind it runs at most MaxCatchUp of them back to back; if more are due it drops the rest and moves the
+// sleeps overshoot by a scheduler quantum. When frames fall behind it runs at most
+// MaxCatchUp of them back to back; if more are due it drops the rest and moves the
 // schedule forward (Base += dropped·Period), so an overloaded server slows its world
 // down instead of spiralling (every frame that would have had to run later makes the
 // next one later still). Game time stays whole frames: a dropped frame is never
@@ -30,18 +29,11 @@ type Clock interface {
 	Sleep(d time.Duration)
 }
 
-// UntilSleeper is a Clock that can sleep until an instant, waking close to it
-// (well under SpinFor late). The driver then sleeps until the spin before a
-// deadline starts, instead of sleeping in short steps that may overshoot it.
-type UntilSleeper interface {
-	SleepUntil(t time.Duration) // returns at t or soon after (at once if t has passed)
-}
-
 // Config tunes the driver; zero fields take the defaults in parentheses.
 type Config struct {
 	Period     time.Duration // frame length (50 ms: 20 Hz)
 	MaxCatchUp int           // frames run back to back before the backlog is dropped (3)
-	SleepStep  time.Duration // longest single sleep (1 ms); ctx is checked between sleeps
+	SleepStep  time.Duration // longest single sleep (1 ms)
 	SpinFor    time.Duration // last stretch before a deadline spent spinning (2 ms)
 }
 
@@ -165,24 +157,19 @@ func (d *Driver) Run(ctx context.Context, step func(frame uint64) error, report 
 	}
 }
 
-// wait sleeps in steps until SpinFor before the next deadline, then spins on
-// the clock until the deadline (or until ctx is done). With an UntilSleeper the
-// steps are sleeps until an instant, so the spin starts on time.
+// wait sleeps in short steps until SpinFor before the next deadline, then spins on
+// the clock until the deadline (or until ctx is done).
 func (d *Driver) wait(ctx context.Context) {
 	next := d.deadline(d.frame)
-	until, precise := d.clock.(UntilSleeper)
 	for ctx.Err() == nil {
-		now := d.clock.Now()
-		left := next - now
+		left := next - d.clock.Now()
 		switch {
 		case left <= 0:
 			return
-		case left > d.cfg.SpinFor && precise:
-			until.SleepUntil(min(next-d.cfg.SpinFor, now+d.cfg.SleepStep))
 		case left > d.cfg.SpinFor:
 			d.clock.Sleep(min(d.cfg.SleepStep, left-d.cfg.SpinFor))
 		default:
-			d.clock.Sleep(0) // a spin step
+			d.clock.Sleep(0) // a spin step: the real clock yields the processor
 		}
 	}
 }

@@ -15,15 +15,13 @@ type fakeClock struct {
 	now       time.Duration
 	overshoot time.Duration // added to every non-zero sleep
 	spin      time.Duration // cost of Sleep(0)
-	sleeps    int           // Sleep calls, spins included
-	spins     int           // Sleep(0) calls
+	sleeps    int
 }
 
 func (c *fakeClock) Now() time.Duration { return c.now }
 func (c *fakeClock) Sleep(d time.Duration) {
 	c.sleeps++
 	if d <= 0 {
-		c.spins++
 		c.now += c.spin
 		return
 	}
@@ -31,15 +29,15 @@ func (c *fakeClock) Sleep(d time.Duration) {
 }
 
 // runFrames runs the driver until frame n has run, with work(frame, start) as the
-// cost of each frame (added to *now, the clock's time), and returns every report.
-func runFrames(t *testing.T, c frameclock.Clock, now *time.Duration, cfg frameclock.Config, n uint64, work func(start time.Duration) time.Duration) []frameclock.Report {
+// cost of each frame, and returns every report.
+func runFrames(t *testing.T, c *fakeClock, cfg frameclock.Config, n uint64, work func(start time.Duration) time.Duration) []frameclock.Report {
 	t.Helper()
 	d := frameclock.New(c, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var reports []frameclock.Report
 	err := d.Run(ctx, func(frame uint64) error {
-		*now += work(*now)
+		c.now += work(c.now)
 		if frame+1 == n {
 			cancel()
 		}
@@ -66,7 +64,7 @@ func TestOnTimeFramesAreNotLate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := &fakeClock{now: 7 * time.Second, overshoot: tc.overshoot, spin: 20 * time.Microsecond}
-			reports := runFrames(t, c, &c.now, frameclock.Config{}, 200, func(time.Duration) time.Duration { return tc.work })
+			reports := runFrames(t, c, frameclock.Config{}, 200, func(time.Duration) time.Duration { return tc.work })
 			for _, r := range reports {
 				if r.Lateness > 20*time.Microsecond || r.Dropped != 0 || r.Backlog != 1 {
 					t.Fatalf("frame %d: %+v", r.Frame, r)
@@ -90,7 +88,7 @@ func TestOverloadBurstDropsBacklogAndRecovers(t *testing.T) {
 	burstStart, burstEnd := origin+time.Second, origin+3*time.Second
 	c := &fakeClock{now: origin, overshoot: 500 * time.Microsecond, spin: 20 * time.Microsecond}
 	cfg := frameclock.Config{}
-	reports := runFrames(t, c, &c.now, cfg, 120, func(start time.Duration) time.Duration {
+	reports := runFrames(t, c, cfg, 120, func(start time.Duration) time.Duration {
 		if start >= burstStart && start < burstEnd {
 			return 150 * time.Millisecond
 		}
@@ -177,74 +175,9 @@ func TestStepErrorStopsRun(t *testing.T) {
 func TestSleepsInShortSteps(t *testing.T) {
 	t.Parallel()
 	c := &fakeClock{spin: 20 * time.Microsecond}
-	runFrames(t, c, &c.now, frameclock.Config{}, 10, func(time.Duration) time.Duration { return 0 })
+	runFrames(t, c, frameclock.Config{}, 10, func(time.Duration) time.Duration { return 0 })
 	// 9 waits of 50 ms: ≈ 48 sleeps of ≤ 1 ms and ≈ 100 spins of 20 µs each.
 	if c.sleeps < 9*48 || c.sleeps > 9*200 {
 		t.Errorf("%d sleeps for 9 frame waits", c.sleeps)
-	}
-}
-
-// untilClock is a fakeClock that can also sleep until an instant, waking wake
-// after it (the kernel's wake-up latency).
-type untilClock struct {
-	fakeClock
-	wake   time.Duration
-	untils []time.Duration // the instants slept until
-}
-
-func (c *untilClock) SleepUntil(t time.Duration) {
-	c.untils = append(c.untils, t)
-	c.now = max(c.now, t+c.wake)
-}
-
-// With an UntilSleeper the driver sleeps until SpinFor before each deadline, in
-// steps of at most SleepStep, and spins from there: a frame is late only when
-// the clock wakes more than SpinFor late.
-func TestSleepsUntilTheSpinWithAPreciseClock(t *testing.T) {
-	t.Parallel()
-	const spin = 20 * time.Microsecond
-	tests := []struct {
-		name      string
-		step      time.Duration
-		wake      time.Duration
-		wantLate  time.Duration // at most
-		wantSteps int           // sleeps per 43 ms wait (45 ms less the spin)
-	}{
-		{"exact, 10 ms steps", 10 * time.Millisecond, 0, spin, 5},
-		{"60 µs late, 10 ms steps", 10 * time.Millisecond, 60 * time.Microsecond, spin, 5},
-		{"exact, default 1 ms steps", 0, 0, spin, 43},
-		{"3 ms late: 1 ms past the spin", 10 * time.Millisecond, 3 * time.Millisecond, time.Millisecond, 5},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			c := &untilClock{fakeClock: fakeClock{now: 3 * time.Second, spin: spin}, wake: tc.wake}
-			cfg := frameclock.Config{SleepStep: tc.step}
-			reports := runFrames(t, c, &c.now, cfg, 20, func(time.Duration) time.Duration { return 5 * time.Millisecond })
-			if coarse := c.sleeps - c.spins; coarse != 0 {
-				t.Errorf("%d coarse sleeps with a precise clock", coarse)
-			}
-			for _, r := range reports[1:] {
-				if r.Lateness > tc.wantLate {
-					t.Errorf("frame %d late by %v, want at most %v", r.Frame, r.Lateness, tc.wantLate)
-				}
-			}
-			step := max(tc.step, time.Millisecond)
-			for i, u := range c.untils {
-				n := (u - 3*time.Second + 2*time.Millisecond + 49*time.Millisecond) / (50 * time.Millisecond) // the deadline it leads to
-				if spinFrom := 3*time.Second + n*50*time.Millisecond - 2*time.Millisecond; u > spinFrom {
-					t.Errorf("sleep %d until %v, past the spin's start at %v", i, u, spinFrom)
-				}
-				if i > 0 && u-c.untils[i-1] > step+tc.wake+7*time.Millisecond+spin { // a step, or the spin (2 ms) and a frame (5 ms) between two waits
-					t.Errorf("sleep %d until %v, %v after the one before: longer than a step", i, u, u-c.untils[i-1])
-				}
-			}
-			if got, want := len(c.untils), 19*tc.wantSteps; got < want-19 || got > want+19 {
-				t.Errorf("%d sleeps for 19 waits, want ≈ %d", got, want)
-			}
-			if tc.wake < 2*time.Millisecond && c.spins == 0 {
-				t.Error("no spin before the deadlines")
-			}
-		})
 	}
 }
