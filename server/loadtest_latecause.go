@@ -12,26 +12,27 @@ import (
 )
 
 // lateProbe finds out why frames start late (-frame-cpu, where the frame loop
-// is locked to its OS thread). It wraps the loop's clock and records every wait
-// the frame clock makes (a sleep, a spin): when it started and ended, and how long the loop's thread spent in
-// that time runnable but not running (the kernel's run delay, which is other
-// threads and processes holding the cores). The load test joins these records
-// with the frame reports: the wait that straddled a late frame's deadline says
-// whether the lateness was the kernel (the thread was runnable and waited for a
-// core) or the rest: the Go runtime (a timer that fired late, a goroutine that
-// held the processor the spin yielded) or the sleep's own overshoot.
+// is locked to its OS thread). It wraps the loop's clock and records the last
+// wait before each frame (a sleep, or the spin from its first step to the
+// frame's start): when it started and ended, and how long the loop's thread
+// spent in it runnable but not running (the kernel's run delay: other threads
+// and processes held the cores). Joined with the frame reports, the wait that
+// straddled a late frame's deadline says whether the lateness was the kernel's
+// or the rest: the Go runtime (a timer that fired late, a goroutine that held
+// the processor the spin yielded) or the sleep's own overshoot.
 type lateProbe struct {
 	clock frameclock.Clock
 	rd    runDelayReader // the loop thread's, opened on the loop's first wait
 
-	// Loop goroutine only: the waits since the last frame started, and the
-	// spin in progress (its first step's run delay).
-	ops      []probeWait
+	// Loop goroutine only: the last wait since the last frame started, and
+	// for a spin in progress, the run delay at its first step.
+	last     probeWait
+	hasLast  bool
 	spinning bool
 	spinRD   time.Duration
 
 	mu     sync.Mutex
-	frames map[uint64][]probeWait // by loop frame: the waits before it
+	frames map[uint64]probeWait // by loop frame: the last wait before it
 }
 
 type probeWait struct {
@@ -52,74 +53,53 @@ func (k waitKind) String() string {
 }
 
 func newLateProbe(c frameclock.Clock) *lateProbe {
-	return &lateProbe{clock: c, frames: map[uint64][]probeWait{}}
+	return &lateProbe{clock: c, frames: map[uint64]probeWait{}}
 }
 
 func (p *lateProbe) Now() time.Duration { return p.clock.Now() }
 
 func (p *lateProbe) Sleep(d time.Duration) {
+	if !p.rd.open() {
+		p.clock.Sleep(d)
+		return
+	}
 	if d > 0 {
-		p.record(waitSleep, func() { p.clock.Sleep(d) })
+		w := probeWait{kind: waitSleep, start: p.clock.Now()}
+		rd0 := p.rd.read()
+		p.clock.Sleep(d)
+		rd1 := p.rd.read()
+		w.end = p.clock.Now()
+		if rd0 >= 0 && rd1 >= rd0 {
+			w.osWait = rd1 - rd0
+		}
+		p.last, p.hasLast, p.spinning = w, true, false
 		return
 	}
 	// A spin is one wait from its first step to the frame's start: reading
 	// the run delay at every step would make the spin a loop of /proc reads.
-	if n := len(p.ops); n > 0 && p.ops[n-1].kind == waitYield && p.spinning {
-		p.clock.Sleep(0)
-		p.ops[n-1].end = p.clock.Now()
-		return
+	if !p.spinning {
+		p.spinning, p.spinRD = true, p.rd.read()
+		p.last, p.hasLast = probeWait{kind: waitYield, start: p.clock.Now()}, true
 	}
-	if !p.rd.open() {
-		p.clock.Sleep(0)
-		return
-	}
-	p.spinning, p.spinRD = true, p.rd.read()
-	p.push(probeWait{kind: waitYield, start: p.clock.Now()})
 	p.clock.Sleep(0)
-	p.ops[len(p.ops)-1].end = p.clock.Now()
+	p.last.end = p.clock.Now()
 }
-
-func (p *lateProbe) record(kind waitKind, wait func()) {
-	if !p.rd.open() {
-		wait()
-		return
-	}
-	w := probeWait{kind: kind, start: p.clock.Now()}
-	rd0 := p.rd.read()
-	wait()
-	rd1 := p.rd.read()
-	w.end = p.clock.Now()
-	if rd0 >= 0 && rd1 >= rd0 {
-		w.osWait = rd1 - rd0
-	}
-	p.spinning = false
-	p.push(w)
-}
-
-func (p *lateProbe) push(w probeWait) {
-	if len(p.ops) == maxProbeWaits {
-		p.ops = p.ops[:copy(p.ops, p.ops[len(p.ops)/2:])]
-	}
-	p.ops = append(p.ops, w)
-}
-
-// maxProbeWaits bounds the waits kept per frame: only the last ones before the
-// deadline matter.
-const maxProbeWaits = 64
 
 // frameStart runs first in every frame (gameserver.Config.FrameStart): the
-// waits recorded since the last frame are this frame's.
+// last wait since the last frame is this frame's.
 func (p *lateProbe) frameStart(frame uint64) {
-	if n := len(p.ops); n > 0 && p.spinning {
+	if p.spinning {
 		if rd := p.rd.read(); rd >= 0 && p.spinRD >= 0 && rd >= p.spinRD {
-			p.ops[n-1].osWait = rd - p.spinRD
+			p.last.osWait = rd - p.spinRD
 		}
 		p.spinning = false
 	}
-	ops := slices.Clone(p.ops)
-	p.ops = p.ops[:0]
+	if !p.hasLast {
+		return
+	}
+	p.hasLast = false
 	p.mu.Lock()
-	p.frames[frame] = ops
+	p.frames[frame] = p.last
 	p.mu.Unlock()
 }
 
@@ -153,27 +133,22 @@ func (p *lateProbe) causes(reports []frameclock.Report, threshold time.Duration)
 			continue
 		}
 		lc.Late++
-		ops, ok := p.frames[r.Frame]
-		if !ok || len(ops) == 0 || r.Backlog > 1 {
+		last, ok := p.frames[r.Frame]
+		if !ok || r.Backlog > 1 {
 			lc.Behind++
 			continue
 		}
-		// The last wait ended just before the frame started; the frame's
+		// The last wait ended just before the frame started: the frame's
 		// deadline is its start less its lateness, and the start is at most
-		// a clock read after the last wait's end.
-		last := ops[len(ops)-1]
+		// a clock read after the wait's end.
 		deadline := last.end - r.Lateness
-		k := last.kind.String()
-		if deadline >= last.end-time.Microsecond {
-			k = "between" // the deadline passed after the last wait, while the loop ran
-		}
-		sh := lc.ByWait[k]
-		sh.Frames++
-		late := last.end - max(deadline, last.start)
+		late := max(0, last.end-max(deadline, last.start))
 		os := min(last.osWait, late)
+		sh := lc.ByWait[last.kind.String()]
+		sh.Frames++
 		sh.KernelMs += float64(os) / 1e6
 		sh.OtherMs += float64(late-os) / 1e6
-		lc.ByWait[k] = sh
+		lc.ByWait[last.kind.String()] = sh
 	}
 	return lc
 }

@@ -15,11 +15,11 @@ func TestLateCauses(t *testing.T) {
 	p := newLateProbe(nil)
 	// Frame deadlines at 50, 100, 150, 200 ms; every frame starts at the end of
 	// its last wait.
-	p.frames = map[uint64][]probeWait{
-		1: {{kind: waitSleep, start: 40 * ms, end: 41 * ms}, {kind: waitYield, start: 48 * ms, end: 50*ms + 100*time.Microsecond}}, // on time
-		2: {{kind: waitSleep, start: 98 * ms, end: 103 * ms, osWait: 1 * ms}},                                                      // 3 ms late: 1 kernel, 2 other
-		3: {{kind: waitYield, start: 149 * ms, end: 154 * ms, osWait: 9 * ms}},                                                     // 4 ms late, all kernel (capped)
-		4: {{kind: waitSleep, start: 180 * ms, end: 190 * ms}},                                                                     // behind: ran back to back
+	p.frames = map[uint64]probeWait{
+		1: {kind: waitYield, start: 48 * ms, end: 50*ms + 100*time.Microsecond}, // on time
+		2: {kind: waitSleep, start: 98 * ms, end: 103 * ms, osWait: 1 * ms},     // 3 ms late: 1 kernel, 2 other
+		3: {kind: waitYield, start: 149 * ms, end: 154 * ms, osWait: 9 * ms},    // 4 ms late, all kernel (capped)
+		4: {kind: waitSleep, start: 180 * ms, end: 190 * ms},                    // behind: ran back to back
 	}
 	reports := []frameclock.Report{
 		{Frame: 1, Lateness: 100 * time.Microsecond, Backlog: 1},
@@ -57,8 +57,8 @@ func (c *probeClock) Sleep(d time.Duration) {
 	c.now += max(d, 10*time.Microsecond)
 }
 
-// The probe records each sleep, and a spin as one wait from its first step to
-// the frame's start, under the frame that follows.
+// The probe keeps the last wait before each frame: a sleep, or a spin as one
+// wait from its first step to the frame's start.
 func TestLateProbeRecordsSleepsAndOneSpin(t *testing.T) {
 	t.Parallel()
 	c := &probeClock{}
@@ -75,14 +75,15 @@ func TestLateProbeRecordsSleepsAndOneSpin(t *testing.T) {
 	p.frameStart(7)
 	p.Sleep(time.Millisecond)
 	p.frameStart(8)
-	got := p.frames[7]
-	if len(got) != 4 || got[3].kind != waitYield || got[0].kind != waitSleep {
-		t.Fatalf("frame 7 waits %+v, want 3 sleeps and a spin", got)
+	spin := p.frames[7]
+	if spin.kind != waitYield || spin.start != 3*time.Millisecond || spin.end != 4*time.Millisecond {
+		t.Errorf("frame 7's last wait %+v, want the spin from 3 ms to 4 ms (100 steps of 10 µs)", spin)
 	}
-	if spin := got[3]; spin.start != 3*time.Millisecond || spin.end != 4*time.Millisecond {
-		t.Errorf("spin from %v to %v, want 3 ms to 4 ms (100 steps of 10 µs)", spin.start, spin.end)
+	if sleep := p.frames[8]; sleep.kind != waitSleep || sleep.start != 4*time.Millisecond || sleep.end != 5*time.Millisecond {
+		t.Errorf("frame 8's last wait %+v, want the sleep from 4 ms to 5 ms", sleep)
 	}
-	if len(p.frames[8]) != 1 {
-		t.Errorf("frame 8 waits %+v, want the one sleep after frame 7 started", p.frames[8])
+	p.frameStart(9)
+	if len(p.frames) != 2 {
+		t.Errorf("a frame with no wait before it was recorded: %+v", p.frames)
 	}
 }
