@@ -77,7 +77,7 @@ func loadtestCommand(args []string, stdout, stderr io.Writer) int {
 	fl.DurationVar(&cfg.recoverFor, "recover-for", 3*time.Second, "how long to watch the frames after the overload")
 	fl.DurationVar(&cfg.joinTimeout, "join-timeout", 5*time.Minute, "longest time for every bot to get its avatar (each bot builds the region's navmesh: about a minute for 400 on a loaded machine)")
 	fl.IntVar(&cfg.botsNice, "bots-nice", 10, "run the bots' process under nice(1) with this `increment` (0: the server's priority)")
-	fl.BoolVar(&cfg.frameCPU, "frame-cpu", false, "lock the frame loop to its OS thread and report each frame's CPU time on it (Linux), which other processes' load does not inflate")
+	fl.BoolVar(&cfg.frameCPU, "frame-cpu", false, "lock the frame loop to its OS thread and report each frame's CPU time on it (Linux), which other processes' load does not inflate, and why frames started late; the lock itself makes frames start later than in serve")
 	fl.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured time to `file`")
 	fl.StringVar(&cfg.memProfile, "memprofile", "", "write an allocation profile (pprof allocs) to `file` at the end")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
