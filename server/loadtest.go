@@ -77,7 +77,7 @@ func loadtestCommand(args []string, stdout, stderr io.Writer) int {
 	fl.DurationVar(&cfg.recoverFor, "recover-for", 3*time.Second, "how long to watch the frames after the overload")
 	fl.DurationVar(&cfg.joinTimeout, "join-timeout", 5*time.Minute, "longest time for every bot to get its avatar (each bot builds the region's navmesh: about a minute for 400 on a loaded machine)")
 	fl.IntVar(&cfg.botsNice, "bots-nice", 10, "run the bots' process under nice(1) with this `increment` (0: the server's priority)")
-	fl.BoolVar(&cfg.frameCPU, "frame-cpu", false, "lock the frame loop to its OS thread and report each frame's CPU time on it (Linux), which other processes' load does not inflate")
+	fl.BoolVar(&cfg.frameCPU, "frame-cpu", false, "lock the frame loop to its OS thread and report each frame's CPU time on it (Linux), which other processes' load does not inflate, and why frames started late; the lock itself makes frames start later than in serve")
 	fl.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured time to `file`")
 	fl.StringVar(&cfg.memProfile, "memprofile", "", "write an allocation profile (pprof allocs) to `file` at the end")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
@@ -185,7 +185,8 @@ type loadServer struct {
 	srv      *gameserver.Server
 	url      string // the websocket endpoint
 	ov       *overload
-	fc       *frameCPU // nil without -frame-cpu
+	fc       *frameCPU  // nil without -frame-cpu
+	probe    *lateProbe // nil without -frame-cpu
 	hs       *http.Server
 	st       *store.Store
 	dir      string
@@ -214,7 +215,9 @@ func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
 	if cfg.frameCPU {
 		fc := newFrameCPU()
 		ls.fc = fc
-		scfg.FrameStart = fc.frameStart
+		ls.probe = newLateProbe(gameserver.WallClock())
+		scfg.Clock = ls.probe
+		scfg.FrameStart = func(n uint64) { ls.probe.frameStart(n); fc.frameStart(n) }
 		scfg.FrameWork = func(n uint64) { fc.frameEnd(n); ls.ov.frameWork(n) }
 	}
 	if ls.srv, err = gameserver.New(scfg); err != nil {
@@ -284,6 +287,7 @@ func measure(cfg loadConfig, ls *loadServer, bots *botProc, bots0 botStatus, rep
 	if ls.fc != nil {
 		d := percentiles(ls.fc.of(reports))
 		rep.FrameCPU = &d
+		rep.LateCauses = ls.probe.causes(reports, lateCauseThreshold)
 	}
 	return nil
 }

@@ -37,9 +37,11 @@ type loadReport struct {
 	FrameDuration durations `json:"frameDuration"` // inputs, step, replication (server frame loop)
 	Lateness      durations `json:"frameStartLateness"`
 	// FrameCPU is each frame's CPU time on the frame loop's thread (-frame-cpu).
-	FrameCPU      *durations `json:"frameCPU,omitempty"`
-	DroppedFrames uint64     `json:"droppedFrames"`
-	MaxBacklog    int        `json:"maxBacklog"`
+	FrameCPU *durations `json:"frameCPU,omitempty"`
+	// LateCauses says why frames started late (-frame-cpu, Linux).
+	LateCauses    *lateCauses `json:"lateCauses,omitempty"`
+	DroppedFrames uint64      `json:"droppedFrames"`
+	MaxBacklog    int         `json:"maxBacklog"`
 	CPU           struct {
 		Seconds float64 `json:"seconds"` // the server process's user+system time over the window
 		Cores   float64 `json:"cores"`   // seconds per second of wall time
@@ -135,6 +137,9 @@ func (r *loadReport) summary(w io.Writer) {
 		r.Lateness.P50Ms, r.Lateness.P99Ms, r.DroppedFrames, r.MaxBacklog)
 	if c := r.FrameCPU; c != nil {
 		fmt.Fprintf(w, "loadtest: frame CPU time on the loop's thread: p50 %.2f ms p99 %.2f ms max %.2f ms\n", c.P50Ms, c.P99Ms, c.MaxMs)
+	}
+	if lc := r.LateCauses; lc != nil && lc.Late > 0 {
+		lc.summary(w)
 	}
 	fmt.Fprintf(w, "loadtest: server CPU %.2f s (%.2f cores); peak RSS %.1f MiB, peak Go heap %.1f MiB; bot process (nice %d) CPU %.2f s (%.2f cores), peak RSS %.1f MiB\n",
 		r.CPU.Seconds, r.CPU.Cores, float64(r.Memory.PeakRSSBytes)/(1<<20), float64(r.Memory.PeakHeapBytes)/(1<<20),

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -103,7 +102,7 @@ func (c *Config) defaults() error {
 	setDefault(&c.WriteTimeout, 5*time.Second)
 	setDefault(&c.LoginTimeout, 10*time.Second)
 	if c.Clock == nil {
-		c.Clock = wallClock{start: time.Now()}
+		c.Clock = WallClock()
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -116,19 +115,6 @@ func setDefault[T comparable](p *T, v T) {
 	if *p == zero {
 		*p = v
 	}
-}
-
-// wallClock is the frame loop's real clock: monotonic time since start; a sleep of
-// zero yields.
-type wallClock struct{ start time.Time }
-
-func (c wallClock) Now() time.Duration { return time.Since(c.start) }
-func (c wallClock) Sleep(d time.Duration) {
-	if d <= 0 {
-		runtime.Gosched()
-		return
-	}
-	time.Sleep(d)
 }
 
 // Server is a running game: the simulation, its sessions and its HTTP handler.
