@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/go-gl/mathgl/mgl32"
 	"io"
 	"log/slog"
 	"net"
@@ -20,9 +19,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/client"
 	"github.com/twinframe/twinframe/client/bot"
 	"github.com/twinframe/twinframe/client/netsim"
+	"github.com/twinframe/twinframe/internal/cputime"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/protocol"
@@ -596,7 +597,7 @@ func (h *headlessRun) loop(ctx context.Context) error {
 		h.rep.AOI.Remove = h.cfg.aoiRemove
 	}
 	h.rep.Drift.BoundM = h.cfg.driftBound
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	start := time.Now()
 	var reports []frameclock.Report
 	step := func(uint64) error {
@@ -634,7 +635,7 @@ func (h *headlessRun) loop(ctx context.Context) error {
 		err = nil
 	}
 	h.rep.WallSeconds = time.Since(start).Seconds()
-	h.rep.CPUSeconds = (cpuTime() - cpu0).Seconds()
+	h.rep.CPUSeconds = (cputime.Process() - cpu0).Seconds()
 	h.rep.Frames = len(h.frameTimes)
 	h.rep.LastFrame = h.serverFrame
 	if h.rep.WallSeconds > 0 {

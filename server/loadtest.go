@@ -15,6 +15,7 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/twinframe/twinframe/internal/cputime"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
@@ -308,7 +309,7 @@ type window struct {
 }
 
 func startWindow(srv *gameserver.Server) *window {
-	w := &window{start: time.Now(), cpu0: cpuTime(), traffic: srv.Traffic()}
+	w := &window{start: time.Now(), cpu0: cputime.Process(), traffic: srv.Traffic()}
 	_, w.cursor, _ = srv.FrameReports(1 << 62) // only what comes next
 	if w.cursor > 0 {
 		if before, _, _ := srv.FrameReports(w.cursor - 1); len(before) > 0 {
@@ -332,7 +333,7 @@ func (w *window) collect(srv *gameserver.Server, d time.Duration) ([]frameclock.
 		time.Sleep(min(left, 2*time.Second))
 		read()
 	}
-	w.wall, w.cpu = time.Since(w.start), cpuTime()-w.cpu0
+	w.wall, w.cpu = time.Since(w.start), cputime.Process()-w.cpu0
 	if len(all) == 0 {
 		return nil, errors.New("loadtest: the server ran no frame in the measured time")
 	}

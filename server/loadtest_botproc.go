@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"strconv"
 	"time"
+
+	"github.com/twinframe/twinframe/internal/cputime"
 )
 
 // The bots run in a child process (`server loadtest-bots`, this same binary),
@@ -43,7 +45,7 @@ type botStatus struct {
 }
 
 func (p *botPool) status() botStatus {
-	st := botStatus{CPUNanos: int64(cpuTime()), PeakRSSBytes: peakRSS()}
+	st := botStatus{CPUNanos: int64(cputime.Process()), PeakRSSBytes: peakRSS()}
 	st.Connected, st.Ended = p.connected()
 	st.StepErrs, st.LateTicks = p.stepErrs.Load(), p.late.Load()
 	return st

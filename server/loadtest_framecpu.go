@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twinframe/twinframe/internal/cputime"
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
 )
 
@@ -13,7 +14,8 @@ import (
 // other processes take the cores: on a shared machine it says what the frame
 // costs, where the duration says what it took.
 type frameCPU struct {
-	start time.Duration // loop goroutine only
+	start   time.Duration // loop goroutine only
+	startOK bool
 
 	mu  sync.Mutex
 	cpu map[uint64]time.Duration // by loop frame
@@ -21,12 +23,12 @@ type frameCPU struct {
 
 func newFrameCPU() *frameCPU { return &frameCPU{cpu: map[uint64]time.Duration{}} }
 
-func (f *frameCPU) frameStart(uint64) { f.start = threadCPU() }
+func (f *frameCPU) frameStart(uint64) { f.start, f.startOK = cputime.Thread() }
 
 // frameEnd runs after the frame's replication (before any injected work).
 func (f *frameCPU) frameEnd(frame uint64) {
-	end := threadCPU()
-	if f.start < 0 || end < 0 {
+	end, ok := cputime.Thread()
+	if !f.startOK || !ok {
 		return
 	}
 	f.mu.Lock()
