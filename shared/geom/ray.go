@@ -55,7 +55,7 @@ func RaycastCircle(origin, dir mgl32.Vec2, c Circle, maxT float32) (Hit, bool) {
 		return Hit{}, false
 	}
 	p := axpy2(origin, dir, t)
-	n, ok := unit2(sub2(p, c.Center))
+	n, ok := Unit(sub2(p, c.Center))
 	if !ok || t == 0 && dot2(sub2(origin, c.Center), sub2(origin, c.Center)) < float32(c.Radius*c.Radius) {
 		n = awayFrom2(dir)
 	}

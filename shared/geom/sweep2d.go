@@ -18,7 +18,7 @@ func SweepCirclePoint(c Circle, motion mgl32.Vec2, p mgl32.Vec2) (Hit, bool) {
 	if !ok {
 		return Hit{}, false
 	}
-	n, ok := unit2(sub2(axpy2(c.Center, motion, t), p))
+	n, ok := Unit(sub2(axpy2(c.Center, motion, t), p))
 	if !ok {
 		n = awayFrom2(motion)
 	}
@@ -42,7 +42,7 @@ func SweepCircleCircle(c Circle, motion mgl32.Vec2, other Circle) (Hit, bool) {
 	if !ok {
 		return Hit{}, false
 	}
-	n, ok := unit2(sub2(axpy2(c.Center, motion, t), other.Center))
+	n, ok := Unit(sub2(axpy2(c.Center, motion, t), other.Center))
 	if !ok {
 		n = awayFrom2(motion)
 	}
@@ -65,7 +65,7 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 	if !(l2 > 0) { // A == B, or so close that |B-A|² underflows
 		return SweepCirclePoint(c, motion, s.A)
 	}
-	side, ok := unit2(mgl32.Vec2{-ab[1], ab[0]}) // left normal of A→B
+	side, ok := Unit(mgl32.Vec2{-ab[1], ab[0]}) // left normal of A→B
 	if !ok {                                     // B-A overflowed
 		return Hit{}, false
 	}
@@ -76,7 +76,7 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 	q, _ := ClosestPointOnSegment(o, s)
 	d := sub2(o, q)
 	if dot2(d, d) < float32(r*r) {
-		n, ok := unit2(d)
+		n, ok := Unit(d)
 		if !ok {
 			n = side
 			if dot2(n, motion) > 0 {
@@ -113,7 +113,7 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 	var hit Hit
 	for _, p := range [2]mgl32.Vec2{s.A, s.B} {
 		if t, ok := sweepPoint2(o, motion, p, r, 1); ok && t < best {
-			n, ok := unit2(sub2(axpy2(o, motion, t), p))
+			n, ok := Unit(sub2(axpy2(o, motion, t), p))
 			if !ok {
 				n = awayFrom2(motion)
 			}

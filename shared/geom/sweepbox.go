@@ -150,7 +150,7 @@ func SweepCircleAABB(c Circle, motion mgl32.Vec2, b AABB) (Hit, bool) {
 	d := sub2(o, q)
 	o3, lo3, hi3 := to3(o), to3(b.Min), to3(b.Max)
 	if d2 := dot2(d, d); d2 < float32(r*r) || d2 == 0 && insideOpen(&o3, &lo3, &hi3, 2) {
-		n, ok := unit2(d)
+		n, ok := Unit(d)
 		if !ok {
 			q3, n3 := nearestFace(o3, lo3, hi3, 2)
 			q, n = to2(q3), to2(n3)
@@ -200,7 +200,7 @@ func SweepCircleAABB(c Circle, motion mgl32.Vec2, b AABB) (Hit, bool) {
 	if t, ok = sweepPoint2(o, motion, k, r, 1); !ok {
 		return Hit{}, false
 	}
-	n, ok := unit2(sub2(axpy2(o, motion, t), k))
+	n, ok := Unit(sub2(axpy2(o, motion, t), k))
 	if !ok {
 		n = awayFrom2(motion)
 	}

@@ -30,10 +30,11 @@ func finite2(v mgl32.Vec2) bool { return finite(v[0]) && finite(v[1]) }
 
 func validRadius(r float32) bool { return r >= 0 && finite(r) }
 
-// unit2 returns v scaled to unit length and true, or the zero vector and false when v is zero
+// Unit returns v scaled to unit length and true, or the zero vector and false when v is zero
 // (or its length underflows). The length is computed in float64, where the squares of float32
-// values are exact, so the result cannot overflow and does not depend on fusion.
-func unit2(v mgl32.Vec2) (mgl32.Vec2, bool) {
+// values are exact, so the result cannot overflow and does not depend on fusion: callers that
+// must reproduce geom's normals bit for bit (the simulation's own sweeps) use it too.
+func Unit(v mgl32.Vec2) (mgl32.Vec2, bool) {
 	x, y := float64(v[0]), float64(v[1])
 	l := math.Sqrt(x*x + y*y)
 	if !(l > 0) || math.IsInf(l, 0) {
@@ -44,7 +45,7 @@ func unit2(v mgl32.Vec2) (mgl32.Vec2, bool) {
 
 // awayFrom2 returns the unit vector opposing motion, or +X when motion is zero.
 func awayFrom2(motion mgl32.Vec2) mgl32.Vec2 {
-	if n, ok := unit2(mgl32.Vec2{-motion[0], -motion[1]}); ok {
+	if n, ok := Unit(mgl32.Vec2{-motion[0], -motion[1]}); ok {
 		return n
 	}
 	return mgl32.Vec2{1, 0}
