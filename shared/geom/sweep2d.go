@@ -66,7 +66,7 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 		return SweepCirclePoint(c, motion, s.A)
 	}
 	side, ok := Unit(mgl32.Vec2{-ab[1], ab[0]}) // left normal of A→B
-	if !ok {                                     // B-A overflowed
+	if !ok {                                    // B-A overflowed
 		return Hit{}, false
 	}
 	r := c.Radius
