@@ -293,7 +293,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 						continue
 					}
 				}
-				// The portal, shrunk by r at obstacle corners (see portal).
+				// The portal, shrunk by r at obstacle corners (as in corridor).
 				ex, ey := rx-lx, ry-ly
 				// s = min(r/n, 0.5) for the edge's length n, by the
 				// precomputed 1/n (0 for n = 0, where ex, ey are 0).
