@@ -49,6 +49,7 @@ func (g *Game) SetLocomotion(id EntityID, st *locomotion.State) error {
 			}
 			if validArcs(path, arcs) {
 				e.loco.arcs = arcs
+				tieArcs(path, arcs)
 			}
 		}
 	}
