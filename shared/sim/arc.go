@@ -18,33 +18,9 @@ import (
 
 // arc is how a path node is passed: side 0 passes through its point; Left or Right
 // turns around a circle of radius r about it.
-//
-// exit, dir and exitOK cache tangent(node, next node) (see tieArcs): where the path
-// leaves the node and the direction of the leg to the next, which the walk and
-// passedCorners otherwise recompute for every mover, every frame.
 type arc struct {
-	side   locomotion.Side
-	r      float32
-	exit   mgl32.Vec2
-	dir    mgl32.Vec2
-	exitOK bool
-}
-
-// tieArcs fills each node's cached leaving tangent from the path and the arcs as they
-// now are: every place that sets a path's nodes or arcs calls it after (TestArcCache
-// checks the caches after every frame of a long scenario). Only legs with a turn at
-// either end have one (a leg between straight nodes runs from point to point).
-func tieArcs(path []mgl32.Vec2, arcs []arc) {
-	if len(arcs) != len(path) {
-		return // none (straight corners) or invalid: walked without arcs
-	}
-	for i := range arcs {
-		a := &arcs[i]
-		a.exit, a.dir, a.exitOK = mgl32.Vec2{}, mgl32.Vec2{}, false
-		if i+1 < len(arcs) && (a.side != 0 || arcs[i+1].side != 0) {
-			a.exit, _, a.dir, a.exitOK = tangent(path[i], a.rho(), path[i+1], arcs[i+1].rho())
-		}
-	}
+	side locomotion.Side
+	r    float32
 }
 
 // rho returns the node's radius signed by its side: positive when the centre is on the
@@ -72,25 +48,6 @@ const (
 	// pastExit: a mover more than this beyond π round its arc has passed the exit.
 	pastExit float32 = math.Pi + 0.25
 )
-
-// arcsTied reports whether arcs' cached tangents are what tieArcs computes from path
-// and arcs now (CheckInvariants).
-func arcsTied(path []mgl32.Vec2, arcs []arc) bool {
-	if len(arcs) != len(path) {
-		return true
-	}
-	for i, a := range arcs {
-		want := a
-		want.exit, want.dir, want.exitOK = mgl32.Vec2{}, mgl32.Vec2{}, false
-		if i+1 < len(arcs) && (a.side != 0 || arcs[i+1].side != 0) {
-			want.exit, _, want.dir, want.exitOK = tangent(path[i], a.rho(), path[i+1], arcs[i+1].rho())
-		}
-		if a != want {
-			return false
-		}
-	}
-	return true
-}
 
 // tangent returns the directed common tangent from node a (centre pa, signed radius
 // ra) to node b: where it leaves a, where it touches b, and its unit direction. For
@@ -235,7 +192,6 @@ func filletCorners(path []mgl32.Vec2, arcs []arc, r float32, fits func(mgl32.Vec
 	}
 	if any {
 		arcs = append(arcs, arc{}) // the goal
-		tieArcs(path, arcs)
 	}
 	return arcs
 }

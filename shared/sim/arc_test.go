@@ -149,19 +149,18 @@ func TestAdvanceAlongArcs(t *testing.T) {
 		length float64 // of the path along legs and arcs
 	}{
 		{"quarter turn left", []mgl32.Vec2{{0, 0}, {9.5, 0.5}, {10, 10}},
-			[]arc{{}, {side: locomotion.Left, r: r}, {}}, 0.3, 9.5 + 9.5 + math.Pi/4},
+			[]arc{{}, {locomotion.Left, r}, {}}, 0.3, 9.5 + 9.5 + math.Pi/4},
 		{"quarter turn right", []mgl32.Vec2{{0, 0}, {9.5, -0.5}, {10, -10}},
-			[]arc{{}, {side: locomotion.Right, r: r}, {}}, 0.3, 9.5 + 9.5 + math.Pi/4},
+			[]arc{{}, {locomotion.Right, r}, {}}, 0.3, 9.5 + 9.5 + math.Pi/4},
 		{"left then right", []mgl32.Vec2{{0, 0}, {9.5, 0.5}, {10.5, 9.5}, {20, 10}},
-			[]arc{{}, {side: locomotion.Left, r: r}, {side: locomotion.Right, r: r}, {}}, 0.125, 9.5 + 9 + 9.5 + math.Pi/2},
+			[]arc{{}, {locomotion.Left, r}, {locomotion.Right, r}, {}}, 0.125, 9.5 + 9 + 9.5 + math.Pi/2},
 		{"a step longer than the arc", []mgl32.Vec2{{0, 0}, {9.5, 0.5}, {10, 10}},
-			[]arc{{}, {side: locomotion.Left, r: r}, {}}, 2, 9.5 + 9.5 + math.Pi/4},
+			[]arc{{}, {locomotion.Left, r}, {}}, 2, 9.5 + 9.5 + math.Pi/4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			l := locomotor{mode: PathMove, path: tc.nodes, arcs: tc.arcs, next: 1}
-			tieArcs(l.path, l.arcs)
 			p := tc.nodes[0]
 			goal := tc.nodes[len(tc.nodes)-1]
 			frames := 0
@@ -245,48 +244,4 @@ func TestTangentTo(t *testing.T) {
 			t.Fatalf("seed %d: tangentTo(%v, %v, %g) = %v %v, tangent gives %v %v", seed, p, c, rb, got, ok, want, wok)
 		}
 	}
-}
-
-// TestArcCache runs a wandering crowd (new paths, advancing nodes, arrivals) through
-// snapshots and restores and checks after every frame that each path's cached turn
-// tangents are what tieArcs computes from the path as it is then, for the game's
-// entities and for Walkers given their replicated paths.
-func TestArcCache(t *testing.T) {
-	t.Parallel()
-	g := crowd(t, 400, 7)
-	turning := 0
-	var st locomotion.State
-	var w Walker
-	for f := 0; f < 400; f++ {
-		if f%100 == 99 {
-			data, err := g.Snapshot()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g, err = Restore(g.World(), data, &g.opt); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := g.Step(); err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range g.Entities() {
-			if !arcsTied(e.loco.path, e.loco.arcs) {
-				t.Fatalf("frame %d: entity %d: cached tangents differ from its path's: %+v", f, e.id, e.loco.arcs)
-			}
-			if len(e.loco.arcs) == 0 {
-				continue
-			}
-			turning++
-			e.LocomotionState(&st, g.Frame())
-			w.SetPath(st.Path, int(st.Goal))
-			if !arcsTied(w.loco.path, w.loco.arcs) || len(w.loco.arcs) == 0 {
-				t.Fatalf("frame %d: entity %d: walker's arcs %+v", f, e.id, w.loco.arcs)
-			}
-		}
-	}
-	if turning < 1000 {
-		t.Fatalf("only %d entity-frames with turn nodes: the test checks too little", turning)
-	}
-	t.Logf("%d entity-frames with turn nodes", turning)
 }

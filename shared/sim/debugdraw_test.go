@@ -42,8 +42,7 @@ func TestDrawPathArcs(t *testing.T) {
 	t.Parallel()
 	const r = 0.5
 	l := locomotor{mode: PathMove, path: []mgl32.Vec2{{0, 0}, {9.5, 0.5}, {10, 10}},
-		arcs: []arc{{}, {side: locomotion.Left, r: r}, {}}, next: 1}
-	tieArcs(l.path, l.arcs)
+		arcs: []arc{{}, {locomotion.Left, r}, {}}, next: 1}
 	var rec debugdrawtest.Recorder
 	drawPath(&rec, &l, mgl32.Vec2{0, 0})
 	segs := rec.Filter(debugdrawtest.Segment, ColorPath)

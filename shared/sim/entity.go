@@ -316,7 +316,6 @@ func (e *Entity) Serialize(a *archive.Archive) error {
 			e.loco.next < 0 || int(e.loco.next) > len(e.loco.path) || !validArcs(e.loco.path, e.loco.arcs) {
 			return ErrCorrupt
 		}
-		tieArcs(e.loco.path, e.loco.arcs)
 	}
 	return a.Err()
 }
@@ -355,6 +354,5 @@ func (e *Entity) serializeReplication(a *archive.Archive) error {
 	if !validArcs(e.loco.path, e.loco.arcs) {
 		return ErrCorrupt
 	}
-	tieArcs(e.loco.path, e.loco.arcs)
 	return nil
 }

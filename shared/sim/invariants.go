@@ -22,8 +22,7 @@ const maxProblems = 20
 // id; no NaN or infinite position, yaw, radius or speed; every entity that can move (not
 // a static prop, not a projectile) on walkable ground for its radius (navi Contains);
 // no two blocking entities interpenetrating by more than OverlapTolerance (footprint
-// props excluded: the navmesh is their collision); every path's cached turn tangents
-// what tieArcs computes from it now. It returns nil or an error joining up
+// props excluded: the navmesh is their collision). It returns nil or an error joining up
 // to 20 problems, each wrapping ErrInvariant.
 func (g *Game) CheckInvariants() error {
 	var errs []error
@@ -39,9 +38,6 @@ func (g *Game) CheckInvariants() error {
 		if !finite2(e.pos) || !finite(e.yaw) || !finite(e.radius) || !finite(e.speed) || e.radius < 0 || e.speed < 0 {
 			add("entity %d has a bad value: pos %v yaw %v radius %v speed %v", e.id, e.pos, e.yaw, e.radius, e.speed)
 			continue
-		}
-		if !arcsTied(e.loco.path, e.loco.arcs) {
-			add("entity %d's cached turn tangents differ from its path's", e.id)
 		}
 		r := g.regionOf(e)
 		if r == nil {

@@ -129,10 +129,13 @@ func (l *locomotor) arcAt(i int32) arc {
 // where it is.
 func (l *locomotor) arcExit(i int32, p mgl32.Vec2) (mgl32.Vec2, float32) {
 	a := l.arcAt(i)
-	if int(i)+1 >= len(l.path) || !a.exitOK {
+	if int(i)+1 >= len(l.path) {
 		return p, 0
 	}
-	out := a.exit
+	out, _, _, ok := tangent(l.path[i], a.rho(), l.path[i+1], l.arcAt(i+1).rho())
+	if !ok {
+		return p, 0
+	}
 	ang := arcAngle(l.path[i], p, out, a.side)
 	if ang > pastExit {
 		return p, 0
@@ -142,10 +145,13 @@ func (l *locomotor) arcExit(i int32, p mgl32.Vec2) (mgl32.Vec2, float32) {
 
 // legInto returns the direction of the leg that arrives at node i (i ≥ 1).
 func (l *locomotor) legInto(i int32) mgl32.Vec2 {
-	if a := l.arcAt(i - 1); a.exitOK {
-		return a.dir // the tangent from node i-1 to node i, cached by tieArcs
+	d := sub2(l.path[i], l.path[i-1])
+	if a, b := l.arcAt(i-1), l.arcAt(i); a.side != 0 || b.side != 0 {
+		if _, _, u, ok := tangent(l.path[i-1], a.rho(), l.path[i], b.rho()); ok {
+			return u
+		}
 	}
-	return sub2(l.path[i], l.path[i-1])
+	return d
 }
 
 // sharpTurnCos2 is the squared cosine of the turn (45°) beyond which a frame's motion
@@ -243,8 +249,11 @@ func (l *locomotor) passedCorners(planNext int32, pos mgl32.Vec2) int32 {
 	next := l.next
 	for next < planNext && next >= 1 && int(next) < len(l.path) {
 		c, dir := l.path[next], l.legInto(next)
-		if a := l.arcAt(next); a.side != 0 && a.exitOK {
-			c, dir = a.exit, a.dir
+		if a := l.arcAt(next); a.side != 0 && int(next)+1 < len(l.path) {
+			out, _, u, ok := tangent(c, a.rho(), l.path[next+1], l.arcAt(next+1).rho())
+			if ok {
+				c, dir = out, u
+			}
 		}
 		if dist2(pos, c) > cornerTolerance && dot2(sub2(pos, c), dir) < 0 {
 			break

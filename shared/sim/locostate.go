@@ -49,7 +49,6 @@ func (g *Game) SetLocomotion(id EntityID, st *locomotion.State) error {
 			}
 			if validArcs(path, arcs) {
 				e.loco.arcs = arcs
-				tieArcs(path, arcs)
 			}
 		}
 	}

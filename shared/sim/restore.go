@@ -75,7 +75,6 @@ func (g *Game) restoreMove(e *Entity, saved *locomotor) {
 	if len(e.loco.arcs) > 0 {
 		e.loco.arcs[saved.next-1] = arc{}
 	}
-	tieArcs(e.loco.path, e.loco.arcs)
 	e.loco.next = saved.next
 	g.setCommand(e, saved.mode)
 }

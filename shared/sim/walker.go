@@ -43,7 +43,6 @@ func (w *Walker) SetPath(nodes []locomotion.PathNode, next int) {
 		if !validArcs(w.loco.path, w.loco.arcs) {
 			w.loco.arcs = w.loco.arcs[:0] // walk it as straight corners
 		}
-		tieArcs(w.loco.path, w.loco.arcs)
 	}
 	w.Next = next
 }
