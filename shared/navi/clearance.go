@@ -48,7 +48,11 @@ func (m *Mesh) computeClearance() {
 			}
 		}
 		nt.width = m.width[t]
-		nt.elen = m.elen[t]
+		for k, n := range m.elen[t] {
+			if n > 0 {
+				nt.einv[k] = 1 / n
+			}
+		}
 		for k := 0; k < 3; k++ {
 			nt.p[k] = m.verts[tr.V[k]]
 			if m.corner[tr.V[k]] {
@@ -69,8 +73,11 @@ type navTri struct {
 	walk   bool
 	pass   uint8 // bit k: the neighbour across edge k exists and is walkable
 	width  [3]float32
-	elen   [3]float32
-	p      [3]mgl32.Vec2
+	// einv[k] is 1/|edge k| (0 for an edge of length 0): the search
+	// shrinks a portal by r·einv (see portal) without a division per
+	// neighbour, where a division is a long wait on its dependent chain.
+	einv [3]float32
+	p    [3]mgl32.Vec2
 }
 
 func dist64(a, b vec2) float64 {

@@ -187,10 +187,7 @@ func (q *Query) corridor(best int32, r float32, path *Path) {
 		es[k] = portalEnds{t: t, p: [2]xy{l, rt}, corner: corner}
 		if r > 0 && corner != 0 {
 			ex, ey := rt.x-l.x, rt.y-l.y
-			s := float32(0.5)
-			if n := nu.elen[e]; n > 0 {
-				s = min(r/n, 0.5)
-			}
+			s := min(float32(r*nu.einv[e]), 0.5) // min(r/n, 0.5), as in search
 			if corner&1 != 0 {
 				l = xy{l.x + float32(ex*s), l.y + float32(ey*s)}
 			}
@@ -284,7 +281,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			rx, ry := tr.p[i][0], tr.p[i][1]
 			if r > 0 {
 				if in < 0 {
-					if tr.corner>>i&1 != 0 && tr.corner>>j&1 != 0 && tr.elen[i] < twoR {
+					if tr.corner>>i&1 != 0 && tr.corner>>j&1 != 0 && m.elen[t][i] < twoR {
 						continue
 					}
 				} else {
@@ -296,14 +293,13 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 						continue
 					}
 				}
-				// The portal, shrunk by r at obstacle corners (see portal).
+				// The portal, shrunk by r at obstacle corners (as in corridor).
 				ex, ey := rx-lx, ry-ly
-				n := tr.elen[i]
-				s := float32(0.5)
-				if n > 0 {
-					if s = r / n; !(s <= 0.5) {
-						s = 0.5 // = min(r/n, 0.5): r/n is not NaN
-					}
+				// s = min(r/n, 0.5) for the edge's length n, by the
+				// precomputed 1/n (0 for n = 0, where ex, ey are 0).
+				s := float32(r * tr.einv[i])
+				if !(s <= 0.5) {
+					s = 0.5
 				}
 				if tr.corner>>j&1 != 0 {
 					lx, ly = lx+float32(ex*s), ly+float32(ey*s)

@@ -220,6 +220,9 @@ func TestEntityLayout(t *testing.T) {
 	if size := unsafe.Sizeof(e); size > 320 || size <= 288 {
 		t.Errorf("Entity is %d bytes: the layout assumes the 320-byte size class", size)
 	}
+	if size := unsafe.Sizeof(Event{}); size > 48 {
+		t.Errorf("Event is %d bytes, want at most 48", size)
+	}
 	for _, f := range []struct {
 		name        string
 		off, size   uintptr

@@ -39,14 +39,16 @@ func (k EventKind) String() string {
 
 // Event is something physics observed in a frame. Events of a step are delivered after
 // it (Game.Events) in a deterministic order: collisions in mover id order, then overlap
-// changes in (A, B) order, then hotspot changes in marker then entity order.
+// changes in (A, B) order, then hotspot changes in marker then entity order. Kind is
+// last so that it packs with Marker: 48 bytes instead of 56 (a jammed crowd appends
+// thousands of collisions a frame).
 type Event struct {
-	Kind   EventKind
 	Frame  uint64
 	A, B   EntityID
-	Marker int32 // hotspot events: the hotspot marker
 	Point  mgl32.Vec2
 	Normal mgl32.Vec2 // collisions: from B (or the wall) towards A
+	Marker int32      // hotspot events: the hotspot marker
+	Kind   EventKind
 }
 
 // Events returns the events of the last step. The slice is reused by the next step.
