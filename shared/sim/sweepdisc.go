@@ -40,22 +40,12 @@ func discT(d, m mgl32.Vec2, c, dm, mm, rr2 float32) (float32, bool) {
 // discHit returns the contact at time t: the normal from the other centre
 // to the moved one, and the point on the other disc.
 func discHit(start, m, p mgl32.Vec2, r, t float32) geom.Hit {
-	n, ok := unit64(sub2(axpy2(start, m, t), p))
+	n, ok := geom.Unit(sub2(axpy2(start, m, t), p))
 	if !ok {
 		// Coincident centres: push back against the motion.
-		if n, ok = unit64(mgl32.Vec2{-m[0], -m[1]}); !ok {
+		if n, ok = geom.Unit(mgl32.Vec2{-m[0], -m[1]}); !ok {
 			n = mgl32.Vec2{1, 0}
 		}
 	}
 	return geom.Hit{T: t, Point: axpy2(p, n, r), Normal: n}
-}
-
-// unit64 returns v / |v| divided in float64, as geom does (unit2 divides in float32).
-func unit64(v mgl32.Vec2) (mgl32.Vec2, bool) {
-	x, y := float64(v[0]), float64(v[1])
-	l := math.Sqrt(x*x + y*y)
-	if !(l > 0) || math.IsInf(l, 0) {
-		return mgl32.Vec2{}, false
-	}
-	return mgl32.Vec2{float32(x / l), float32(y / l)}, true
 }
