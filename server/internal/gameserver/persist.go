@@ -55,17 +55,29 @@ func (s *Server) spawnAvatar(saved []byte, player int64) (sim.EntityID, error) {
 		}
 		s.log.Warn("saved avatar not restored; spawning a new one", "player", player, "err", err)
 	}
-	r := s.game.Region(s.region)
-	pts := r.SpawnPoints()
-	var at mgl32.Vec2
-	if len(pts) > 0 {
-		at = pts[int(s.nextID.Load())%len(pts)]
-	}
-	id, err := s.game.Spawn(AvatarPrototype, s.region, at, 0)
+	id, err := s.spawnAtPoints(int(s.nextID.Load()))
 	if err != nil {
 		return 0, err
 	}
 	return id, s.game.SetOwner(id, owner)
+}
+
+// spawnAtPoints spawns a new avatar near the region's spawn points, from the first-th
+// (round robin over sessions) on: a point whose neighbourhood is full (a crowd
+// standing at it) passes the avatar to the next one rather than refusing the login.
+func (s *Server) spawnAtPoints(first int) (sim.EntityID, error) {
+	pts := s.game.Region(s.region).SpawnPoints()
+	if len(pts) == 0 {
+		return s.game.Spawn(AvatarPrototype, s.region, mgl32.Vec2{}, 0)
+	}
+	var err error
+	for k := range pts {
+		var id sim.EntityID
+		if id, err = s.game.Spawn(AvatarPrototype, s.region, pts[(first+k)%len(pts)], 0); err == nil {
+			return id, nil
+		}
+	}
+	return 0, err
 }
 
 func (s *Server) restoreAvatar(saved []byte) (sim.EntityID, error) {
