@@ -50,11 +50,12 @@ func TestNetworkRecordAndReplay(t *testing.T) {
 		sample()
 		return !s.Moving && mgl32.Vec2{s.Avatar[0], s.Avatar[1]}.Sub(goal).Len() < 0.6
 	})
-	st = n.Status()
 	// The client hands a packet to the recording (OnMessage) just after the replica
-	// applied it, so a status taken in between is one frame behind.
-	if st.Recorded+1 < st.ServerFrame || st.RecordedFrom == 0 || st.RecordedFrom > st.ServerFrame-20 {
-		t.Fatalf("recorded %d–%d at server frame %d", st.RecordedFrom, st.Recorded, st.ServerFrame)
+	// applied it, so a status taken in between sees the recording a frame behind.
+	arrived := n.Status().ServerFrame
+	until(t, n, start, 5*time.Second, "the recording to reach the live frame", func(s Status) bool { return s.Recorded >= arrived })
+	if st = n.Status(); st.RecordedFrom == 0 || st.RecordedFrom > arrived-20 {
+		t.Fatalf("recorded %d–%d at server frame %d", st.RecordedFrom, st.Recorded, arrived)
 	}
 
 	// Replay: every sampled frame, in a shuffled order (forward and back), to the same
