@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/internal/cputime"
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
@@ -94,7 +95,9 @@ func readyReplica(t testing.TB) (*Replica, *sim.Game, sim.EntityID) {
 
 // BenchmarkReconcile100 measures one correction with 100 unacknowledged inputs:
 // the rewind to the server's state and the replay of 100 frames, each with an
-// input.
+// input. Each input is a move, so the replay plans 100 paths (navi FindPath, about
+// three quarters of the time; see BENCHMARKS.md): the avatar starts at the centre
+// of one of the park's blackout zones and walks among them.
 func BenchmarkReconcile100(b *testing.B) {
 	r, _, _ := readyReplica(b)
 	pts := []mgl32.Vec2{{60, 150}, {30, 120}, {90, 140}, {40, 170}}
@@ -110,6 +113,7 @@ func BenchmarkReconcile100(b *testing.B) {
 	own := r.entity(r.player)
 	newest := r.pred.frame
 	b.ReportAllocs()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		var s DriftSample
 		r.pred.frame = newest
@@ -117,5 +121,52 @@ func BenchmarkReconcile100(b *testing.B) {
 		if s.Replayed < 100 {
 			b.Fatalf("replayed %d frames", s.Replayed)
 		}
+	}
+	// CPU time per correction: on a shared, loaded machine wall time overstates it.
+	b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/1000/float64(b.N), "cpu-µs/op")
+}
+
+// TestCorrectionAllocatesNothing: a correction's own work (the rewind, the ring's
+// records, the remote blockers, the replay loop) allocates nothing, so that what a
+// reconcile allocates is what the simulation's steps allocate (BenchmarkReconcile100's
+// allocations are its paths and arcs, which sim.SetLocomotion gives up when it
+// rewinds a resting avatar). Stop inputs plan no path; a resting NPC next to the
+// avatar stands in the prediction game as a blocker. Not parallel: AllocsPerRun
+// counts the whole process's allocations.
+func TestCorrectionAllocatesNothing(t *testing.T) {
+	r, g, id := readyReplica(t)
+	const dummy = 3 // blocking, does not wander
+	npc, err := g.Spawn(dummy, 0, g.Entity(id).Pos().Add(mgl32.Vec2{3, 0}), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := archive.NewPacker(archive.Replication, archive.Owner)
+	p.TransferObject(g.Entity(npc))
+	r.Receive(0, &pb.NetMessageServerFrame{Frame: 101}, &pb.NetMessageEntityCreate{ArchiveData: p.Bytes()})
+	if err := r.ResyncReason(); err != nil {
+		t.Fatal(err)
+	}
+	const inputs = 50
+	for range inputs {
+		if _, err := r.Stop(0); err != nil {
+			t.Fatal(err)
+		}
+		r.pred.step()
+	}
+	own := r.entity(r.player)
+	newest := r.pred.frame
+	allocs := testing.AllocsPerRun(10, func() {
+		var s DriftSample
+		r.pred.frame = newest
+		r.correct(own, &s)
+		if s.Replayed < inputs {
+			t.Fatalf("replayed %d frames", s.Replayed)
+		}
+	})
+	if len(r.pred.blockers) != 1 {
+		t.Fatalf("%d blockers in the prediction game, want the NPC", len(r.pred.blockers))
+	}
+	if allocs != 0 {
+		t.Errorf("a correction allocates %v times", allocs)
 	}
 }
