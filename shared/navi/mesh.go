@@ -35,6 +35,7 @@ type Mesh struct {
 	elen   [][3]float32 // edge lengths
 	nav    []navTri
 	corner []bool // vertex touches an edge that blocks walking
+	vwall  []vertWall
 	grid   []int32
 	gridW  int
 	gridH  int
@@ -163,6 +164,7 @@ func (b *builder) finish(gridCell float32) *Mesh {
 		return nil
 	}
 	m.computeClearance()
+	m.computeVertWalls()
 	m.buildGrid(gridCell)
 	return m
 }
