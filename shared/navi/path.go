@@ -247,7 +247,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		} else {
 			it = q.pop()
 		}
-		t := it.t()
+		t := it.t
 		nt := &nodes[t]
 		if it.g != nt.g {
 			continue // stale: t was reached more cheaply since
@@ -269,6 +269,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		// neighbours' writes do not touch it): loads, where locals
 		// would be spilled and reloaded.
 		dx, dy := gx-nt.pos.x, gy-nt.pos.y
+		dist := float32(math.Sqrt(float64(float32(dx*dx) + float32(dy*dy)))) // |pos goal|
 		// The exits: the edges to walkable neighbours, but the entry.
 		exits := tr.pass
 		if in >= 0 {
@@ -316,7 +317,9 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			var p xy
 			ex, ey := rx-lx, ry-ly
 			den := float32(dx*ey) - float32(dy*ex)
-			crossed := false
+			// dp and dg are |pos p| and |p goal|.
+			var dp, dg float32
+			how := 0 // 0: neither end; 1: a crossing inside; 2: an end
 			if den != 0 {
 				plx, ply := nt.pos.x-lx, nt.pos.y-ly
 				// The segment pos→goal meets the portal's line within
@@ -329,24 +332,37 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				}
 				if un >= 0 && un <= den {
 					s := sn / den
+					how = 2
 					// = min(max(s, 0), 1), which also makes -0 +0.
 					if s <= 0 {
 						s = 0
 					} else if s > 1 {
 						s = 1
+					} else {
+						// p lies on the segment pos→goal, at un/den
+						// of its length D: no square root.
+						how = 1
+						dp = float32(dist * (un / den))
+						dg = dist - dp
 					}
 					p = xy{lx + float32(ex*s), ly + float32(ey*s)}
-					crossed = true
 				}
 			}
-			if !crossed {
-				if px, py := nt.pos.x, nt.pos.y; dist2(px, py, lx, ly)+dist2(lx, ly, gx, gy) <= dist2(px, py, rx, ry)+dist2(rx, ry, gx, gy) {
-					p = xy{lx, ly}
+			switch how {
+			case 0:
+				// The better end: the sum's four lengths are the
+				// two ends' dp and dg.
+				px, py := nt.pos.x, nt.pos.y
+				dpl, dlg, dpr, drg := dist2(px, py, lx, ly), dist2(lx, ly, gx, gy), dist2(px, py, rx, ry), dist2(rx, ry, gx, gy)
+				if dpl+dlg <= dpr+drg {
+					p, dp, dg = xy{lx, ly}, dpl, dlg
 				} else {
-					p = xy{rx, ry}
+					p, dp, dg = xy{rx, ry}, dpr, drg
 				}
+			case 2:
+				dp, dg = dist2(nt.pos.x, nt.pos.y, p.x, p.y), dist2(p.x, p.y, gx, gy)
 			}
-			g := nt.g + dist2(nt.pos.x, nt.pos.y, p.x, p.y)
+			g := nt.g + dp
 			// The neighbour's node is looked at only now, once: a test
 			// before the step (nu.g <= nt.g) skips nothing this one does
 			// not (g >= nt.g), and its values would stay live across it.
@@ -356,7 +372,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				continue // cannot improve
 			}
 			*nu = node{tag: nodeTag(gen, int(tr.back>>(2*i)&3)), g: g, pos: p}
-			ni := mkItem(g+float32(hWeight*dist2(p.x, p.y, gx, gy)), g, u)
+			ni := mkItem(g+float32(hWeight*dg), g, u)
 			switch {
 			case pend.key == noItem:
 				pend = ni

@@ -54,18 +54,21 @@ func (n *node) entry() int { return int(n.tag&3) - 1 }
 
 // heapItem is an entry of the search heap. key orders entries by f, then
 // by triangle index (ties break deterministically): f is never negative,
-// so the bits of f order like f.
+// so the bits of f order like f. The triangle is also kept apart from the
+// key (in what would be padding): read from there, the next expansion's
+// loads do not wait for f (its square roots and division), so the CPU can
+// start them while it still computes f.
 type heapItem struct {
 	key uint64 // Float32bits(f)<<32 | t
 	g   float32
+	t   int32
 }
 
 func mkItem(f, g float32, t int32) heapItem {
-	return heapItem{uint64(math.Float32bits(f))<<32 | uint64(uint32(t)), g}
+	return heapItem{uint64(math.Float32bits(f))<<32 | uint64(uint32(t)), g, t}
 }
 
 func (it heapItem) f() float32 { return math.Float32frombits(uint32(it.key >> 32)) }
-func (it heapItem) t() int32   { return int32(uint32(it.key)) }
 
 // NewQuery returns a Query for m.
 func NewQuery(m *Mesh) *Query {
@@ -264,7 +267,7 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 		if it.f() > maxDist+r {
 			break
 		}
-		t := it.t()
+		t := it.t
 		tr := &m.tris[t]
 		if tr.Flags&flags == flags {
 			cp := m.closestInTriangle(t, p)
