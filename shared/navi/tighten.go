@@ -218,7 +218,7 @@ func (q *Query) emit(cs []corner, r float32, maxPts int, pts []mgl32.Vec2) []mgl
 			v = m.vertexAt(k.t, k.c)
 		}
 		for j := n0; j < len(pts); j++ {
-			if v < 0 || !m.fitsBeside(v, pts[j], r) {
+			if v < 0 || !m.fitsBeside(v, k.c, pts[j], r) {
 				pts[j] = m.fit(k.t, pts[j], k.p, r)
 			}
 		}

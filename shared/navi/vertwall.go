@@ -116,28 +116,27 @@ func (m *Mesh) computeVertWalls() {
 }
 
 // fitsBeside reports that a disc of radius float32(r*0.999) at p lies on
-// walkable ground, for p near mesh vertex v, when vertWall shows it
+// walkable ground, for p near mesh vertex v at c, when vertWall shows it
 // (false means "not shown", not "does not fit"). It accepts only what
 // containsFrom accepts: the disc must keep out of the vertex's clearance
 // with a margin for containsFrom's rounding, lie in its walkable wedge,
 // and clear its two walls as containsFrom computes their distance.
-func (m *Mesh) fitsBeside(v int32, p mgl32.Vec2, r float32) bool {
+func (m *Mesh) fitsBeside(v int32, c xy, p mgl32.Vec2, r float32) bool {
 	w := &m.vwall[v]
 	if !(w.clear > 0) {
 		return false
 	}
-	c := m.verts[v]
 	rp := float32(r * 0.999)
 	// Other walls: |p c| + r' with a margin ≤ the clearance. (float64:
 	// differences and products of float32 values are exact or nearly.)
-	dx, dy := float64(p[0])-float64(c[0]), float64(p[1])-float64(c[1])
-	slack := 1e-3*float64(r) + 1e-5*(math.Abs(float64(c[0]))+math.Abs(float64(c[1]))) + 1e-6
+	dx, dy := float64(p[0])-float64(c.x), float64(p[1])-float64(c.y)
+	slack := 1e-3*float64(r) + 1e-5*(math.Abs(float64(c.x))+math.Abs(float64(c.y))) + 1e-6
 	if math.Sqrt(dx*dx+dy*dy)+float64(rp)+slack > float64(w.clear) {
 		return false
 	}
 	// The walkable wedge, from c→a counter-clockwise to c→b.
-	ax, ay := float64(w.a.x)-float64(c[0]), float64(w.a.y)-float64(c[1])
-	bx, by := float64(w.b.x)-float64(c[0]), float64(w.b.y)-float64(c[1])
+	ax, ay := float64(w.a.x)-float64(c.x), float64(w.a.y)-float64(c.y)
+	bx, by := float64(w.b.x)-float64(c.x), float64(w.b.y)-float64(c.y)
 	left, right := ax*dy-ay*dx > 0, dx*by-dy*bx > 0 // p left of c→a, right of c→b
 	if ax*by-ay*bx >= 0 {
 		if !(left && right) { // a wedge of at most 180°
@@ -149,18 +148,21 @@ func (m *Mesh) fitsBeside(v int32, p mgl32.Vec2, r float32) bool {
 	// The two walls, computed as containsFrom computes them (the same
 	// operations on the same operands, so the same bits).
 	rr := float32(rp * rp)
-	return segDist2xy(p[0], p[1], c[0], c[1], w.a.x, w.a.y) >= rr &&
-		segDist2xy(p[0], p[1], w.b.x, w.b.y, c[0], c[1]) >= rr
+	return segDist2xy(p[0], p[1], c.x, c.y, w.a.x, w.a.y) >= rr &&
+		segDist2xy(p[0], p[1], w.b.x, w.b.y, c.x, c.y) >= rr
 }
 
-// vertexAt returns the vertex of triangle t at position c, or -1.
+// vertexAt returns the vertex of triangle t at position c, or -1. (It
+// finds c in t's search record, which the path's corridor has just read,
+// so only the vertex index is a load from elsewhere.)
 func (m *Mesh) vertexAt(t int32, c xy) int32 {
 	if t < 0 {
 		return -1
 	}
-	for _, v := range m.tris[t].V {
-		if m.verts[v] == (mgl32.Vec2{c.x, c.y}) {
-			return v
+	p := &m.nav[t].p
+	for j := range p {
+		if p[j] == (mgl32.Vec2{c.x, c.y}) {
+			return m.tris[t].V[j]
 		}
 	}
 	return -1

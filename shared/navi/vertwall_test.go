@@ -62,7 +62,7 @@ func TestVertWalls(t *testing.T) {
 					d := unitDirs[rnd.IntN(64)]
 					p := mgl32.Vec2{m.verts[v][0] + float32(rad*d[0]), m.verts[v][1] + float32(rad*d[1])}
 					tried++
-					if !m.fitsBeside(v, p, r) {
+					if !m.fitsBeside(v, xy{m.verts[v][0], m.verts[v][1]}, p, r) {
 						continue
 					}
 					accepted++
