@@ -451,23 +451,29 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 // end the turn is at. (Its own function: the loop's few values then stay
 // in registers.)
 func funnelScan(portals []portalPair, k int, apex xy) (side, at int) {
-	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
-	left, right := apex, apex
+	// The tests are cross(b − apex, p − apex) for a side's end b and a
+	// portal end p, in float32 scalars. The sides b − apex are kept as
+	// vectors (updated when a side moves) and each portal end's p − apex
+	// is computed once, not per test. (A side is at the apex exactly when
+	// its vector is zero.)
+	var lx, ly, rx, ry float32 // left − apex, right − apex: zero at the apex
 	leftI, rightI := k, k
 	for i := k + 1; i < len(portals); i++ {
 		pl, pr := portals[i].l, portals[i].r
 		// Right side: narrow when pr is left of apex→right.
-		if crossOf(apex, right, pr) >= 0 {
-			if apex == right || crossOf(apex, left, pr) < 0 {
-				right, rightI = pr, i
+		px, py := pr.x-apex.x, pr.y-apex.y
+		if float32(rx*py)-float32(ry*px) >= 0 {
+			if rx == 0 && ry == 0 || float32(lx*py)-float32(ly*px) < 0 {
+				rx, ry, rightI = px, py, i
 			} else {
 				return 0, leftI // pr crosses the left side: a corner there
 			}
 		}
 		// Left side: narrow when pl is right of apex→left.
-		if crossOf(apex, left, pl) <= 0 {
-			if apex == left || crossOf(apex, right, pl) > 0 {
-				left, leftI = pl, i
+		px, py = pl.x-apex.x, pl.y-apex.y
+		if float32(lx*py)-float32(ly*px) <= 0 {
+			if lx == 0 && ly == 0 || float32(rx*py)-float32(ry*px) > 0 {
+				lx, ly, leftI = px, py, i
 			} else {
 				return 1, rightI
 			}
@@ -490,8 +496,3 @@ func (q *Query) addCorner(cs []corner, c []int32, p xy, k, s int) []corner {
 
 // portalPair is a portal of the funnel, seen from its entry side.
 type portalPair struct{ l, r xy }
-
-// crossOf is cross(sub(b, a), sub(p, a)) in scalars.
-func crossOf(a, b, p xy) float32 {
-	return float32((b.x-a.x)*(p.y-a.y)) - float32((b.y-a.y)*(p.x-a.x))
-}
