@@ -204,6 +204,11 @@ func (q *Query) corridor(best int32, r float32, path *Path) {
 	path.Corridor, q.portals, q.ends = c[:n], ps[k:ub+1], es[k:ub+1]
 }
 
+// meetTab[in<<2|i] is the corner where edges in and i ≠ in of a triangle
+// meet: i when i = next(in) (edges i and prev(i) meet at V[i]), else in.
+// (A table, not a branch: which exit comes first is not predictable.)
+var meetTab = [12]uint8{0<<2 | 1: 1, 0<<2 | 2: 0, 1<<2 | 2: 2, 1<<2 | 0: 1, 2<<2 | 0: 0, 2<<2 | 1: 2}
+
 // noItem is a heap key no item has.
 const noItem = math.MaxUint64
 
@@ -286,11 +291,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 						continue
 					}
 				} else {
-					k := i // edges i and prev(i) meet at V[i]
-					if i != int(nextTab[in]) {
-						k = in // i == prev(in): edges in and i meet at V[in]
-					}
-					if tr.width[k] < twoR {
+					if tr.width[meetTab[in<<2|i]] < twoR {
 						continue
 					}
 				}
