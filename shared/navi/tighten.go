@@ -207,15 +207,13 @@ func (q *Query) emit(cs []corner, r float32, maxPts int, pts []mgl32.Vec2) []mgl
 	for i := 1; i < last && len(pts)+2 <= maxPts; i++ {
 		k := &cs[i]
 		n0 := len(pts)
-		v := int32(-1) // the vertex turned around
 		if k.side == 0 {
 			pts = append(pts, mgl32.Vec2{k.p.x, k.p.y})
 		} else {
 			pts = q.mitre(pts, m.centre(k), k.p, float32(r*inflate), k.side, q.legs[i-1], q.legs[i])
-			v = m.vertexAt(k.t, k.c)
 		}
 		for j := n0; j < len(pts); j++ {
-			if v < 0 || !m.fitsBeside(v, k.c, pts[j], r) {
+			if k.side == 0 || !m.fitsBeside(k.c, pts[j], r) {
 				pts[j] = m.fit(k.t, pts[j], k.p, r)
 			}
 		}

@@ -10,7 +10,11 @@ import (
 // it puts beside one (at most r·√2 from it) with a point location and a
 // disc search over the fan of thin triangles round the vertex. Most such
 // vertices have two walls, and nothing else near: vertWall holds, per
-// vertex, what lets fitsBeside answer from the vertex alone.
+// vertex, what lets fitsBeside answer from the vertex alone. The records
+// are in a hash table keyed by the vertex's position (which names it: the
+// builder merges vertices), 32 bytes each: a corner finds its vertex's
+// record with one cold cache line, where an index would take two (the
+// triangle's vertex indices, then the record).
 
 // vertWall describes the walls at a mesh vertex c, where a wall is an edge
 // between walkable ground and an obstacle or the bounds. For a vertex with
@@ -20,8 +24,9 @@ import (
 // the nearest other wall (clear, rounded down). Any other vertex has clear
 // 0 and is never answered here.
 type vertWall struct {
-	a, b  xy
-	clear float32
+	c, a, b xy
+	clear   float32 // 0: an empty slot
+	_       uint32
 }
 
 // vertClearLimit bounds the triangles computeVertWalls visits per vertex;
@@ -30,7 +35,7 @@ const vertClearLimit = 64
 
 // computeVertWalls fills m.vwall (after m.nav and m.corner).
 func (m *Mesh) computeVertWalls() {
-	m.vwall = make([]vertWall, len(m.verts))
+	walls := make([]vertWall, len(m.verts))
 	// out, in: the number of walls leaving and entering each vertex (as
 	// edges of walkable triangles, capped at 2); from: the triangle of
 	// its outgoing wall, where its search starts.
@@ -48,8 +53,8 @@ func (m *Mesh) computeVertWalls() {
 			c, a := m.tris[t].V[i], m.tris[t].V[next(i)]
 			out[c] = min(out[c]+1, 2)
 			in[a] = min(in[a]+1, 2)
-			m.vwall[c].a = xy{m.verts[a][0], m.verts[a][1]}
-			m.vwall[a].b = xy{m.verts[c][0], m.verts[c][1]}
+			walls[c].a = xy{m.verts[a][0], m.verts[a][1]}
+			walls[a].b = xy{m.verts[c][0], m.verts[c][1]}
 			from[c] = int32(t)
 		}
 	}
@@ -66,7 +71,7 @@ func (m *Mesh) computeVertWalls() {
 		pc := v64(m.verts[v])
 		// The walls beyond a and b touch them: none is reached farther
 		// than min(|ca|, |cb|), which bounds the search from the start.
-		w := &m.vwall[v]
+		w := &walls[v]
 		best := math.Min(dist64(pc, vec2{float64(w.a.x), float64(w.a.y)}), dist64(pc, vec2{float64(w.b.x), float64(w.b.y)}))
 		queue = append(queue[:0], item{from[v], 0})
 		stamp[from[v]] = int32(v) + 1
@@ -111,19 +116,67 @@ func (m *Mesh) computeVertWalls() {
 		if float64(c) > best {
 			c = math.Nextafter32(c, 0)
 		}
-		m.vwall[v].clear = c
+		w.clear = c
+	}
+	// The table, at most half full (a lookup probes 1.5 slots on average).
+	n := 0
+	for v := range walls {
+		if walls[v].clear > 0 {
+			n++
+		}
+	}
+	bits := 1
+	for 1<<bits < 2*n {
+		bits++
+	}
+	m.vwall, m.vwallShift = make([]vertWall, 1<<bits), 64-uint(bits)
+	mask := len(m.vwall) - 1
+	for v := range walls {
+		if walls[v].clear > 0 {
+			w := walls[v]
+			w.c = xy{m.verts[v][0], m.verts[v][1]}
+			h := m.vwallSlot(w.c)
+			for m.vwall[h].clear > 0 {
+				h = (h + 1) & mask
+			}
+			m.vwall[h] = w
+		}
+	}
+}
+
+// vwallSlot is the first slot of m.vwall for the vertex at c.
+func (m *Mesh) vwallSlot(c xy) int {
+	k := uint64(math.Float32bits(c.x))<<32 | uint64(math.Float32bits(c.y))
+	return int(k * 0x9e3779b97f4a7c15 >> m.vwallShift)
+}
+
+// vertWallAt returns the record of the vertex at c, or nil when it has
+// none (it has not two walls, or no clearance).
+func (m *Mesh) vertWallAt(c xy) *vertWall {
+	if len(m.vwall) == 0 {
+		return nil
+	}
+	mask := len(m.vwall) - 1
+	for h := m.vwallSlot(c); ; h = (h + 1) & mask {
+		w := &m.vwall[h]
+		if w.c == c && w.clear > 0 {
+			return w
+		}
+		if !(w.clear > 0) {
+			return nil
+		}
 	}
 }
 
 // fitsBeside reports that a disc of radius float32(r*0.999) at p lies on
-// walkable ground, for p near mesh vertex v at c, when vertWall shows it
+// walkable ground, for p near the mesh vertex at c, when vertWall shows it
 // (false means "not shown", not "does not fit"). It accepts only what
 // containsFrom accepts: the disc must keep out of the vertex's clearance
 // with a margin for containsFrom's rounding, lie in its walkable wedge,
 // and clear its two walls as containsFrom computes their distance.
-func (m *Mesh) fitsBeside(v int32, c xy, p mgl32.Vec2, r float32) bool {
-	w := &m.vwall[v]
-	if !(w.clear > 0) {
+func (m *Mesh) fitsBeside(c xy, p mgl32.Vec2, r float32) bool {
+	w := m.vertWallAt(c)
+	if w == nil {
 		return false
 	}
 	rp := float32(r * 0.999)
@@ -150,20 +203,4 @@ func (m *Mesh) fitsBeside(v int32, c xy, p mgl32.Vec2, r float32) bool {
 	rr := float32(rp * rp)
 	return segDist2xy(p[0], p[1], c.x, c.y, w.a.x, w.a.y) >= rr &&
 		segDist2xy(p[0], p[1], w.b.x, w.b.y, c.x, c.y) >= rr
-}
-
-// vertexAt returns the vertex of triangle t at position c, or -1. (It
-// finds c in t's search record, which the path's corridor has just read,
-// so only the vertex index is a load from elsewhere.)
-func (m *Mesh) vertexAt(t int32, c xy) int32 {
-	if t < 0 {
-		return -1
-	}
-	p := &m.nav[t].p
-	for j := range p {
-		if p[j] == (mgl32.Vec2{c.x, c.y}) {
-			return m.tris[t].V[j]
-		}
-	}
-	return -1
 }

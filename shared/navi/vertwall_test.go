@@ -46,13 +46,13 @@ func TestVertWalls(t *testing.T) {
 			}
 			simple, accepted, tried := 0, 0, 0
 			for v := int32(0); v < int32(len(m.verts)); v++ {
-				w := m.vwall[v]
-				if !(w.clear > 0) {
+				w := m.vertWallAt(xy{m.verts[v][0], m.verts[v][1]})
+				if w == nil {
 					continue
 				}
 				simple++
 				if int(v)%c.step == 0 {
-					checkVertClear(t, m, v, ws)
+					checkVertClear(t, m, v, w, ws)
 				}
 				for range 6 {
 					r := 0.05 + 2*rnd.Float32()
@@ -62,7 +62,7 @@ func TestVertWalls(t *testing.T) {
 					d := unitDirs[rnd.IntN(64)]
 					p := mgl32.Vec2{m.verts[v][0] + float32(rad*d[0]), m.verts[v][1] + float32(rad*d[1])}
 					tried++
-					if !m.fitsBeside(v, xy{m.verts[v][0], m.verts[v][1]}, p, r) {
+					if !m.fitsBeside(xy{m.verts[v][0], m.verts[v][1]}, p, r) {
 						continue
 					}
 					accepted++
@@ -72,6 +72,15 @@ func TestVertWalls(t *testing.T) {
 				}
 			}
 			t.Logf("%d vertices, %d with two walls; %d of %d discs accepted", len(m.verts), simple, accepted, tried)
+			stored := 0
+			for _, w := range m.vwall {
+				if w.clear > 0 {
+					stored++
+				}
+			}
+			if stored != simple {
+				t.Errorf("%d records in the table, %d found by position", stored, simple)
+			}
 			if simple == 0 || accepted == 0 {
 				t.Errorf("no vertex or disc answered: the shortcut is never taken")
 			}
@@ -83,9 +92,8 @@ func TestVertWalls(t *testing.T) {
 // v than its clearance inside v's walkable wedge (the wedge from c→a
 // counter-clockwise to c→b): points sampled along each wall, and its point
 // nearest to v.
-func checkVertClear(t *testing.T, m *Mesh, v int32, ws [][2]int32) {
+func checkVertClear(t *testing.T, m *Mesh, v int32, w *vertWall, ws [][2]int32) {
 	t.Helper()
-	w := m.vwall[v]
 	c := v64(m.verts[v])
 	a, b := vec2{float64(w.a.x), float64(w.a.y)}, vec2{float64(w.b.x), float64(w.b.y)}
 	convex := orient(c, a, b) >= 0
