@@ -237,6 +237,16 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 	limit := q.maxNodes()
 	twoR := float32(2 * r)
 	left := limit // expansions left; fewer live values than a count and a limit
+	// The start triangle's exits, tested here so that the loop has only
+	// one radius test: the agent, anywhere in it, leaves by an edge
+	// unless both ends touch walls and the edge is shorter than 2r.
+	startExits := nav[ts].pass
+	for e := startExits; e != 0; e &= e - 1 {
+		i := bits.TrailingZeros8(e)
+		if st := &nav[ts]; r > 0 && st.corner>>i&1 != 0 && st.corner>>nextTab[i]&1 != 0 && m.elen[ts][i] < twoR {
+			startExits &^= 1 << i
+		}
+	}
 	// The vector arithmetic below is written out in float32 scalars (the
 	// same operations, in the same order, as sub, cross, madd, dist and
 	// entryPoint), which the compiler keeps in registers.
@@ -276,9 +286,9 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		dx, dy := gx-nt.pos.x, gy-nt.pos.y
 		dist := float32(math.Sqrt(float64(float32(dx*dx) + float32(dy*dy)))) // |pos goal|
 		// The exits: the edges to walkable neighbours, but the entry.
-		exits := tr.pass
+		exits := startExits
 		if in >= 0 {
-			exits &^= 1 << in
+			exits = tr.pass &^ (1 << in)
 		}
 		for ; exits != 0; exits &= exits - 1 {
 			i := bits.TrailingZeros8(exits)
@@ -286,14 +296,8 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			lx, ly := tr.p[j][0], tr.p[j][1]
 			rx, ry := tr.p[i][0], tr.p[i][1]
 			if r > 0 {
-				if in < 0 {
-					if tr.corner>>i&1 != 0 && tr.corner>>j&1 != 0 && m.elen[t][i] < twoR {
-						continue
-					}
-				} else {
-					if tr.width[meetTab[in<<2|i]] < twoR {
-						continue
-					}
+				if in >= 0 && tr.width[meetTab[in<<2|i]] < twoR {
+					continue // (the start's exits are tested above)
 				}
 				// The portal, shrunk by r at obstacle corners (as in corridor).
 				ex, ey := rx-lx, ry-ly
