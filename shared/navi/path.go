@@ -107,7 +107,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 		return path.Status
 	}
 	ts := m.Locate(start)
-	if ts < 0 || m.tris[ts].Flags&Walk == 0 || !m.containsFrom(ts, start, r, Walk) {
+	if ts < 0 || !m.containsFrom(ts, start, r, Walk) {
 		p, t, ok := q.Nearest(start, r, q.snapDistance(), Walk)
 		if !ok {
 			path.Status = PathNoPath
@@ -116,7 +116,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 		start, ts, path.StartMoved = p, t, true
 	}
 	tg := m.Locate(goal)
-	if tg < 0 || m.tris[tg].Flags&Walk == 0 || !m.containsFrom(tg, goal, r, Walk) {
+	if tg < 0 || !m.containsFrom(tg, goal, r, Walk) {
 		if p, t, ok := q.Nearest(goal, r, q.snapDistance(), Walk); ok {
 			goal, tg, path.GoalMoved = p, t, true
 		} else {

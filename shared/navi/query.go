@@ -150,7 +150,11 @@ func (m *Mesh) Contains(p mgl32.Vec2, r float32, flags Flags) bool {
 
 // containsFrom is Contains for a p known to lie in triangle t.
 func (m *Mesh) containsFrom(t int32, p mgl32.Vec2, r float32, flags Flags) bool {
-	if t < 0 || m.tris[t].Flags&flags != flags {
+	// For Walk (paths), the flags are read from the search records
+	// (walk, and pass for blocks), which the point location has just
+	// read, rather than from m.tris.
+	walk := flags == Walk
+	if t < 0 || walk && !m.nav[t].walk || !walk && m.tris[t].Flags&flags != flags {
 		return false
 	}
 	if r == 0 {
@@ -179,7 +183,7 @@ func (m *Mesh) containsFrom(t int32, p mgl32.Vec2, r float32, flags Flags) bool 
 				min(ay, by)-py >= r || py-max(ay, by) >= r || segDist2xy(px, py, ax, ay, bx, by) >= rr {
 				continue // the box test skips most edges without a division
 			}
-			if m.blocks(seen[h], i, flags) {
+			if walk && tr.pass>>i&1 == 0 || !walk && m.blocks(seen[h], i, flags) {
 				return false
 			}
 			u := tr.n[i]
