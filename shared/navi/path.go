@@ -207,7 +207,11 @@ func (q *Query) corridor(best int32, r float32, path *Path) {
 // meetTab[in<<2|i] is the corner where edges in and i ≠ in of a triangle
 // meet: i when i = next(in) (edges i and prev(i) meet at V[i]), else in.
 // (A table, not a branch: which exit comes first is not predictable.)
-var meetTab = [12]uint8{0<<2 | 1: 1, 0<<2 | 2: 0, 1<<2 | 2: 2, 1<<2 | 0: 1, 2<<2 | 0: 0, 2<<2 | 1: 2}
+var meetTab = [12]uint8{
+	0<<2 | 1: 1, 0<<2 | 2: 0, // in 0
+	1 << 2: 1, 1<<2 | 2: 2, // in 1 (i 0, 2)
+	2 << 2: 0, 2<<2 | 1: 2, // in 2 (i 0, 1)
+}
 
 // noItem is a heap key no item has.
 const noItem = math.MaxUint64
