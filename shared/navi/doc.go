@@ -24,7 +24,9 @@
 // hWeight), then a funnel over portals shrunk by the agent's radius, then
 // legs tangent to discs of that radius around the obstacle vertices the
 // path turns at (tighten.go), so every leg keeps the radius from the walls
-// of its corridor.
+// of its corridor. A corner point beside an obstacle vertex with two walls
+// is checked against that vertex's clearance, computed at build
+// (vertwall.go), rather than by a point location and a disc search.
 //
 // Determinism: no map iteration affects results, products are rounded
 // explicitly (float32(a*b)+c) so no fused multiply-add changes a result on

@@ -26,20 +26,22 @@ type Triangle struct {
 // do (AddBlackOutZone, RemoveBlackOutZone), so do not run them concurrently
 // with queries.
 type Mesh struct {
-	bounds AABB
-	verts  []mgl32.Vec2
-	tris   []Triangle
-	delta  [][3]content // content change crossing each edge outward
-	count  []content    // polygons of each kind covering each triangle
-	width  [][3]float32 // walking clearance through the corner at V[k]
-	elen   [][3]float32 // edge lengths
-	nav    []navTri
-	corner []bool // vertex touches an edge that blocks walking
-	grid   []int32
-	gridW  int
-	gridH  int
-	cell   float32
-	zones  []zone
+	bounds     AABB
+	verts      []mgl32.Vec2
+	tris       []Triangle
+	delta      [][3]content // content change crossing each edge outward
+	count      []content    // polygons of each kind covering each triangle
+	width      [][3]float32 // walking clearance through the corner at V[k]
+	elen       [][3]float32 // edge lengths
+	nav        []navTri
+	corner     []bool     // vertex touches an edge that blocks walking
+	vwall      []vertWall // a hash table by position (see vertWall)
+	vwallShift uint
+	grid       []int32
+	gridW      int
+	gridH      int
+	cell       float32
+	zones      []zone
 }
 
 // Bounds returns the region bounds the mesh covers.
@@ -163,6 +165,7 @@ func (b *builder) finish(gridCell float32) *Mesh {
 		return nil
 	}
 	m.computeClearance()
+	m.computeVertWalls()
 	m.buildGrid(gridCell)
 	return m
 }

@@ -107,7 +107,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 		return path.Status
 	}
 	ts := m.Locate(start)
-	if ts < 0 || m.tris[ts].Flags&Walk == 0 || !m.containsFrom(ts, start, r, Walk) {
+	if ts < 0 || !m.containsFrom(ts, start, r, Walk) {
 		p, t, ok := q.Nearest(start, r, q.snapDistance(), Walk)
 		if !ok {
 			path.Status = PathNoPath
@@ -116,7 +116,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 		start, ts, path.StartMoved = p, t, true
 	}
 	tg := m.Locate(goal)
-	if tg < 0 || m.tris[tg].Flags&Walk == 0 || !m.containsFrom(tg, goal, r, Walk) {
+	if tg < 0 || !m.containsFrom(tg, goal, r, Walk) {
 		if p, t, ok := q.Nearest(goal, r, q.snapDistance(), Walk); ok {
 			goal, tg, path.GoalMoved = p, t, true
 		} else {
@@ -204,6 +204,15 @@ func (q *Query) corridor(best int32, r float32, path *Path) {
 	path.Corridor, q.portals, q.ends = c[:n], ps[k:ub+1], es[k:ub+1]
 }
 
+// meetTab[in<<2|i] is the corner where edges in and i ≠ in of a triangle
+// meet: i when i = next(in) (edges i and prev(i) meet at V[i]), else in.
+// (A table, not a branch: which exit comes first is not predictable.)
+var meetTab = [12]uint8{
+	0<<2 | 1: 1, 0<<2 | 2: 0, // in 0
+	1 << 2: 1, 1<<2 | 2: 2, // in 1 (i 0, 2)
+	2 << 2: 0, 2<<2 | 1: 2, // in 2 (i 0, 1)
+}
+
 // noItem is a heap key no item has.
 const noItem = math.MaxUint64
 
@@ -232,6 +241,16 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 	limit := q.maxNodes()
 	twoR := float32(2 * r)
 	left := limit // expansions left; fewer live values than a count and a limit
+	// The start triangle's exits, tested here so that the loop has only
+	// one radius test: the agent, anywhere in it, leaves by an edge
+	// unless both ends touch walls and the edge is shorter than 2r.
+	startExits := nav[ts].pass
+	for e := startExits; e != 0; e &= e - 1 {
+		i := bits.TrailingZeros8(e)
+		if st := &nav[ts]; r > 0 && st.corner>>i&1 != 0 && st.corner>>nextTab[i]&1 != 0 && m.elen[ts][i] < twoR {
+			startExits &^= 1 << i
+		}
+	}
 	// The vector arithmetic below is written out in float32 scalars (the
 	// same operations, in the same order, as sub, cross, madd, dist and
 	// entryPoint), which the compiler keeps in registers.
@@ -247,7 +266,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		} else {
 			it = q.pop()
 		}
-		t := it.t()
+		t := it.t
 		nt := &nodes[t]
 		if it.g != nt.g {
 			continue // stale: t was reached more cheaply since
@@ -269,10 +288,11 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		// neighbours' writes do not touch it): loads, where locals
 		// would be spilled and reloaded.
 		dx, dy := gx-nt.pos.x, gy-nt.pos.y
+		dist := float32(math.Sqrt(float64(float32(dx*dx) + float32(dy*dy)))) // |pos goal|
 		// The exits: the edges to walkable neighbours, but the entry.
-		exits := tr.pass
+		exits := startExits
 		if in >= 0 {
-			exits &^= 1 << in
+			exits = tr.pass &^ (1 << in)
 		}
 		for ; exits != 0; exits &= exits - 1 {
 			i := bits.TrailingZeros8(exits)
@@ -280,18 +300,8 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			lx, ly := tr.p[j][0], tr.p[j][1]
 			rx, ry := tr.p[i][0], tr.p[i][1]
 			if r > 0 {
-				if in < 0 {
-					if tr.corner>>i&1 != 0 && tr.corner>>j&1 != 0 && m.elen[t][i] < twoR {
-						continue
-					}
-				} else {
-					k := i // edges i and prev(i) meet at V[i]
-					if i != int(nextTab[in]) {
-						k = in // i == prev(in): edges in and i meet at V[in]
-					}
-					if tr.width[k] < twoR {
-						continue
-					}
+				if in >= 0 && tr.width[meetTab[in<<2|i]] < twoR {
+					continue // (the start's exits are tested above)
 				}
 				// The portal, shrunk by r at obstacle corners (as in corridor).
 				ex, ey := rx-lx, ry-ly
@@ -316,7 +326,9 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			var p xy
 			ex, ey := rx-lx, ry-ly
 			den := float32(dx*ey) - float32(dy*ex)
-			crossed := false
+			// dp and dg are |pos p| and |p goal|.
+			var dp, dg float32
+			how := 0 // 0: neither end; 1: a crossing inside; 2: an end
 			if den != 0 {
 				plx, ply := nt.pos.x-lx, nt.pos.y-ly
 				// The segment pos→goal meets the portal's line within
@@ -329,24 +341,37 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				}
 				if un >= 0 && un <= den {
 					s := sn / den
+					how = 2
 					// = min(max(s, 0), 1), which also makes -0 +0.
 					if s <= 0 {
 						s = 0
 					} else if s > 1 {
 						s = 1
+					} else {
+						// p lies on the segment pos→goal, at un/den
+						// of its length D: no square root.
+						how = 1
+						dp = float32(dist * (un / den))
+						dg = dist - dp
 					}
 					p = xy{lx + float32(ex*s), ly + float32(ey*s)}
-					crossed = true
 				}
 			}
-			if !crossed {
-				if px, py := nt.pos.x, nt.pos.y; dist2(px, py, lx, ly)+dist2(lx, ly, gx, gy) <= dist2(px, py, rx, ry)+dist2(rx, ry, gx, gy) {
-					p = xy{lx, ly}
+			switch how {
+			case 0:
+				// The better end: the sum's four lengths are the
+				// two ends' dp and dg.
+				px, py := nt.pos.x, nt.pos.y
+				dpl, dlg, dpr, drg := dist2(px, py, lx, ly), dist2(lx, ly, gx, gy), dist2(px, py, rx, ry), dist2(rx, ry, gx, gy)
+				if dpl+dlg <= dpr+drg {
+					p, dp, dg = xy{lx, ly}, dpl, dlg
 				} else {
-					p = xy{rx, ry}
+					p, dp, dg = xy{rx, ry}, dpr, drg
 				}
+			case 2:
+				dp, dg = dist2(nt.pos.x, nt.pos.y, p.x, p.y), dist2(p.x, p.y, gx, gy)
 			}
-			g := nt.g + dist2(nt.pos.x, nt.pos.y, p.x, p.y)
+			g := nt.g + dp
 			// The neighbour's node is looked at only now, once: a test
 			// before the step (nu.g <= nt.g) skips nothing this one does
 			// not (g >= nt.g), and its values would stay live across it.
@@ -356,7 +381,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				continue // cannot improve
 			}
 			*nu = node{tag: nodeTag(gen, int(tr.back>>(2*i)&3)), g: g, pos: p}
-			ni := mkItem(g+float32(hWeight*dist2(p.x, p.y, gx, gy)), g, u)
+			ni := mkItem(g+float32(hWeight*dg), g, u)
 			switch {
 			case pend.key == noItem:
 				pend = ni
@@ -435,23 +460,29 @@ func (q *Query) funnel(start, end mgl32.Vec2, r float32, path *Path) {
 // end the turn is at. (Its own function: the loop's few values then stay
 // in registers.)
 func funnelScan(portals []portalPair, k int, apex xy) (side, at int) {
-	// In float32 scalars: crossOf(a, b, p) is cross(sub(b, a), sub(p, a)).
-	left, right := apex, apex
+	// The tests are cross(b − apex, p − apex) for a side's end b and a
+	// portal end p, in float32 scalars. The sides b − apex are kept as
+	// vectors (updated when a side moves) and each portal end's p − apex
+	// is computed once, not per test. (A side is at the apex exactly when
+	// its vector is zero.)
+	var lx, ly, rx, ry float32 // left − apex, right − apex: zero at the apex
 	leftI, rightI := k, k
 	for i := k + 1; i < len(portals); i++ {
 		pl, pr := portals[i].l, portals[i].r
 		// Right side: narrow when pr is left of apex→right.
-		if crossOf(apex, right, pr) >= 0 {
-			if apex == right || crossOf(apex, left, pr) < 0 {
-				right, rightI = pr, i
+		px, py := pr.x-apex.x, pr.y-apex.y
+		if float32(rx*py)-float32(ry*px) >= 0 {
+			if rx == 0 && ry == 0 || float32(lx*py)-float32(ly*px) < 0 {
+				rx, ry, rightI = px, py, i
 			} else {
 				return 0, leftI // pr crosses the left side: a corner there
 			}
 		}
 		// Left side: narrow when pl is right of apex→left.
-		if crossOf(apex, left, pl) <= 0 {
-			if apex == left || crossOf(apex, right, pl) > 0 {
-				left, leftI = pl, i
+		px, py = pl.x-apex.x, pl.y-apex.y
+		if float32(lx*py)-float32(ly*px) <= 0 {
+			if lx == 0 && ly == 0 || float32(rx*py)-float32(ry*px) > 0 {
+				lx, ly, leftI = px, py, i
 			} else {
 				return 1, rightI
 			}
@@ -474,8 +505,3 @@ func (q *Query) addCorner(cs []corner, c []int32, p xy, k, s int) []corner {
 
 // portalPair is a portal of the funnel, seen from its entry side.
 type portalPair struct{ l, r xy }
-
-// crossOf is cross(sub(b, a), sub(p, a)) in scalars.
-func crossOf(a, b, p xy) float32 {
-	return float32((b.x-a.x)*(p.y-a.y)) - float32((b.y-a.y)*(p.x-a.x))
-}

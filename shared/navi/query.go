@@ -54,18 +54,21 @@ func (n *node) entry() int { return int(n.tag&3) - 1 }
 
 // heapItem is an entry of the search heap. key orders entries by f, then
 // by triangle index (ties break deterministically): f is never negative,
-// so the bits of f order like f.
+// so the bits of f order like f. The triangle is also kept apart from the
+// key (in what would be padding): read from there, the next expansion's
+// loads do not wait for f (its square roots and division), so the CPU can
+// start them while it still computes f.
 type heapItem struct {
 	key uint64 // Float32bits(f)<<32 | t
 	g   float32
+	t   int32
 }
 
 func mkItem(f, g float32, t int32) heapItem {
-	return heapItem{uint64(math.Float32bits(f))<<32 | uint64(uint32(t)), g}
+	return heapItem{uint64(math.Float32bits(f))<<32 | uint64(uint32(t)), g, t}
 }
 
 func (it heapItem) f() float32 { return math.Float32frombits(uint32(it.key >> 32)) }
-func (it heapItem) t() int32   { return int32(uint32(it.key)) }
 
 // NewQuery returns a Query for m.
 func NewQuery(m *Mesh) *Query {
@@ -147,7 +150,11 @@ func (m *Mesh) Contains(p mgl32.Vec2, r float32, flags Flags) bool {
 
 // containsFrom is Contains for a p known to lie in triangle t.
 func (m *Mesh) containsFrom(t int32, p mgl32.Vec2, r float32, flags Flags) bool {
-	if t < 0 || m.tris[t].Flags&flags != flags {
+	// For Walk (paths), the flags are read from the search records
+	// (walk, and pass for blocks), which the point location has just
+	// read, rather than from m.tris.
+	walk := flags == Walk
+	if t < 0 || walk && !m.nav[t].walk || !walk && m.tris[t].Flags&flags != flags {
 		return false
 	}
 	if r == 0 {
@@ -176,7 +183,7 @@ func (m *Mesh) containsFrom(t int32, p mgl32.Vec2, r float32, flags Flags) bool 
 				min(ay, by)-py >= r || py-max(ay, by) >= r || segDist2xy(px, py, ax, ay, bx, by) >= rr {
 				continue // the box test skips most edges without a division
 			}
-			if m.blocks(seen[h], i, flags) {
+			if walk && tr.pass>>i&1 == 0 || !walk && m.blocks(seen[h], i, flags) {
 				return false
 			}
 			u := tr.n[i]
@@ -264,7 +271,7 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 		if it.f() > maxDist+r {
 			break
 		}
-		t := it.t()
+		t := it.t
 		tr := &m.tris[t]
 		if tr.Flags&flags == flags {
 			cp := m.closestInTriangle(t, p)

@@ -166,15 +166,13 @@ func (q *Query) intruder(cs []corner, i int, lg leg, r float32) (corner, bool) {
 	}
 	ax, ay, dx, dy := lg.a.x, lg.a.y, lg.d.x, lg.d.y
 	ends := q.ends
-	// Consecutive portals often share an end: test it once (the first
-	// portal's ends are always tested: the last ones start as NaN). The
-	// two sides are written out, so their last ends stay in registers.
-	lastL, lastR := xy{nan, nan}, xy{nan, nan}
+	// Consecutive portals often share an end, which is then tested again
+	// (its distance is the same, not smaller, so the first portal keeps
+	// it): skipping a repeat was a branch that went either way.
 	for p := lo; p <= hi; p++ {
 		pv := &ends[p]
-		if pv.corner&1 != 0 && pv.p[0] != lastL {
+		if pv.corner&1 != 0 {
 			w := pv.p[0]
-			lastL = w
 			// Far from the leg's line (d is a unit vector): far from
 			// the leg. The corners' own vertices do not count.
 			if e := float32((w.x-ax)*dy) - float32((w.y-ay)*dx); !(e >= r || e <= -r || w == c0 || w == c1) {
@@ -185,9 +183,8 @@ func (q *Query) intruder(cs []corner, i int, lg leg, r float32) (corner, bool) {
 				}
 			}
 		}
-		if pv.corner&2 != 0 && pv.p[1] != lastR {
+		if pv.corner&2 != 0 {
 			w := pv.p[1]
-			lastR = w
 			if e := float32((w.x-ax)*dy) - float32((w.y-ay)*dx); !(e >= r || e <= -r || w == c0 || w == c1) {
 				if d := segDist2xy(w.x, w.y, ax, ay, lg.b.x, lg.b.y); d < best {
 					best, found = d, true
@@ -216,7 +213,9 @@ func (q *Query) emit(cs []corner, r float32, maxPts int, pts []mgl32.Vec2) []mgl
 			pts = q.mitre(pts, m.centre(k), k.p, float32(r*inflate), k.side, q.legs[i-1], q.legs[i])
 		}
 		for j := n0; j < len(pts); j++ {
-			pts[j] = m.fit(k.t, pts[j], k.p, r)
+			if k.side == 0 || !m.fitsBeside(k.c, pts[j], r) {
+				pts[j] = m.fit(k.t, pts[j], k.p, r)
+			}
 		}
 	}
 	if last > 0 {
