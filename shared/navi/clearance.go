@@ -113,19 +113,23 @@ func (m *Mesh) cornerWidth(t int32, k int) float64 {
 	if !m.corner[c] {
 		return w
 	}
-	// Angles at a and b both acute: the nearest obstacle may lie across ab.
-	dotA := float64((pc.x-pa.x)*(pb.x-pa.x)) + float64((pc.y-pa.y)*(pb.y-pa.y))
-	dotB := float64((pc.x-pb.x)*(pa.x-pb.x)) + float64((pc.y-pb.y)*(pa.y-pb.y))
-	if dotA <= 0 || dotB <= 0 {
-		return w
-	}
 	return m.searchWidth(pc, t, next(k), w, 0)
 }
 
-// searchWidth looks across edge e of t for a blocking edge closer to p than d.
+// searchWidth looks across edge e of t for a blocking edge closer to p than
+// d. As in Demyen & Buro's SearchWidth, it goes on only across edges with
+// acute angles at both ends as seen from p (p's perpendicular foot lies
+// inside the edge). Without that test at every step (it was made for the
+// first edge only) the search walked on through thin triangles, such as a
+// zone's, around to a wall at p itself: width 0, a passage closed to every
+// radius (TestPathZonesNoLonger). TestPathClearanceRandom checks that the
+// legs still keep the radius from every wall.
 func (m *Mesh) searchWidth(p vec2, t int32, e int, d float64, depth int) float64 {
 	tr := &m.tris[t]
 	pa, pb := v64(m.verts[tr.V[e]]), v64(m.verts[tr.V[next(e)]])
+	if obtuse(p, pa, pb) || obtuse(p, pb, pa) {
+		return d
+	}
 	dist := segDist64(p, pa, pb)
 	if dist >= d {
 		return d
@@ -151,4 +155,10 @@ func (m *Mesh) edgeIndex(t int32, a, b int32) int {
 		}
 	}
 	return -1
+}
+
+// obtuse reports that the angle at a of the triangle p, a, b is at least
+// 90°: p's perpendicular foot on the line ab lies beyond a.
+func obtuse(p, a, b vec2) bool {
+	return float64((p.x-a.x)*(b.x-a.x))+float64((p.y-a.y)*(b.y-a.y)) <= 0
 }

@@ -21,7 +21,8 @@
 //
 // Paths are A* over triangles with Demyen's channel widths (the heuristic
 // weighted by 1.05, which keeps the search near the corridor; see
-// hWeight), then a funnel over portals shrunk by the agent's radius, then
+// hWeight; a triangle keeps the route whose polyline to it plus the
+// straight rest to the goal is shortest, see search), then a funnel over portals shrunk by the agent's radius, then
 // legs tangent to discs of that radius around the obstacle vertices the
 // path turns at (tighten.go), so every leg keeps the radius from the walls
 // of its corridor. A corner point beside an obstacle vertex with two walls

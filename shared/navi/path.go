@@ -228,6 +228,21 @@ const noItem = math.MaxUint64
 // shortest path.
 const hWeight = 1.05
 
+// search runs the A* over triangles. A triangle's node holds one entry:
+// the edge it was reached by and a point pos on it, the point of that
+// portal that minimises |parent's pos, p| + |p, goal|. g is the length of
+// the polyline through these points, and a second route to a triangle
+// replaces the first when its b = g + |pos goal| is smaller, not its g:
+// two routes reach a triangle at different points, and the one with the
+// smaller g may have it only because its point lies farther back (g is
+// short but the rest long). Keeping the smaller g lost straight routes
+// among thin triangles (a zone's): (20, 160) → (50, 160) in the default
+// world bent at a zone corner because the straight route reached a
+// triangle at g 7.87, b 30.00 (on the line) after a route from the side
+// had reached it at g 7.18, b 31.32. b stays the same along the straight
+// line to the goal and grows by the detour at each portal that line does
+// not cross, so it never falls along a corridor and a triangle can never
+// become its own ancestor. The heap's key is still f = g + hWeight·|pos goal|.
 func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Path) (PathStatus, int32) {
 	m := q.m
 	q.next()
@@ -235,9 +250,10 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 	nodes := q.nodes
 	nav := m.nav
 	gx, gy := goal[0], goal[1]
-	nodes[ts] = node{tag: nodeTag(gen, -1), pos: xy{start[0], start[1]}}
-	best, bestH := ts, float32(hWeight*dist(start, goal))
-	q.push(mkItem(bestH, 0, ts))
+	d0 := dist(start, goal)
+	nodes[ts] = node{tag: nodeTag(gen, -1), b: d0, pos: xy{start[0], start[1]}}
+	best, bestH := ts, d0
+	q.push(mkItem(float32(hWeight*d0), d0, ts))
 	limit := q.maxNodes()
 	twoR := float32(2 * r)
 	left := limit // expansions left; fewer live values than a count and a limit
@@ -268,15 +284,20 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		}
 		t := it.t
 		nt := &nodes[t]
-		if it.g != nt.g {
-			continue // stale: t was reached more cheaply since
+		if it.b != nt.b {
+			continue // stale: t was reached by a better entry since
 		}
 		if t == tg {
 			path.Expanded = limit - left
 			return PathComplete, t
 		}
-		if h := it.f() - it.g; h < bestH {
-			best, bestH = t, h
+		// The node's point is read from nt where used (the neighbours'
+		// writes do not touch it): loads, where locals would be spilled
+		// and reloaded.
+		dx, dy := gx-nt.pos.x, gy-nt.pos.y
+		dist := float32(math.Sqrt(float64(float32(dx*dx) + float32(dy*dy)))) // |pos goal|
+		if dist < bestH {
+			best, bestH = t, dist
 		}
 		if left--; left < 0 {
 			path.Expanded = limit - left
@@ -284,11 +305,6 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		}
 		tr := &nav[t]
 		in := nt.entry()
-		// The node's point and g are read from nt where used (the
-		// neighbours' writes do not touch it): loads, where locals
-		// would be spilled and reloaded.
-		dx, dy := gx-nt.pos.x, gy-nt.pos.y
-		dist := float32(math.Sqrt(float64(float32(dx*dx) + float32(dy*dy)))) // |pos goal|
 		// The exits: the edges to walkable neighbours, but the entry.
 		exits := startExits
 		if in >= 0 {
@@ -326,8 +342,10 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 			var p xy
 			ex, ey := rx-lx, ry-ly
 			den := float32(dx*ey) - float32(dy*ex)
-			// dp and dg are |pos p| and |p goal|.
-			var dp, dg float32
+			// dg is |p goal|; up is how much the detour through p
+			// adds to b: |pos p| + |p goal| − |pos goal|, 0 where p is
+			// on the segment pos→goal.
+			var dg, up float32
 			how := 0 // 0: neither end; 1: a crossing inside; 2: an end
 			if den != 0 {
 				plx, ply := nt.pos.x-lx, nt.pos.y-ly
@@ -349,10 +367,9 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 						s = 1
 					} else {
 						// p lies on the segment pos→goal, at un/den
-						// of its length D: no square root.
+						// of its length: no square root, and b stays.
 						how = 1
-						dp = float32(dist * (un / den))
-						dg = dist - dp
+						dg = dist - float32(dist*(un/den))
 					}
 					p = xy{lx + float32(ex*s), ly + float32(ey*s)}
 				}
@@ -364,24 +381,33 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				px, py := nt.pos.x, nt.pos.y
 				dpl, dlg, dpr, drg := dist2(px, py, lx, ly), dist2(lx, ly, gx, gy), dist2(px, py, rx, ry), dist2(rx, ry, gx, gy)
 				if dpl+dlg <= dpr+drg {
-					p, dp, dg = xy{lx, ly}, dpl, dlg
+					p, dg, up = xy{lx, ly}, dlg, dpl+dlg-dist
 				} else {
-					p, dp, dg = xy{rx, ry}, dpr, drg
+					p, dg, up = xy{rx, ry}, drg, dpr+drg-dist
 				}
 			case 2:
-				dp, dg = dist2(nt.pos.x, nt.pos.y, p.x, p.y), dist2(p.x, p.y, gx, gy)
+				dp := dist2(nt.pos.x, nt.pos.y, p.x, p.y)
+				dg = dist2(p.x, p.y, gx, gy)
+				up = dp + dg - dist
 			}
-			g := nt.g + dp
+			// b never falls along a corridor (up < 0 only by rounding),
+			// so no triangle can become its own ancestor.
+			b := nt.b
+			if up > 0 {
+				b += up
+			}
 			// The neighbour's node is looked at only now, once: a test
-			// before the step (nu.g <= nt.g) skips nothing this one does
-			// not (g >= nt.g), and its values would stay live across it.
+			// before the step (nu.b <= nt.b) skips nothing this one does
+			// not (b >= nt.b), and its values would stay live across it.
 			u := tr.n[i]
 			nu := &nodes[u]
-			if nu.tag>>2 == gen && nu.g <= g {
+			if nu.tag>>2 == gen && nu.b <= b {
 				continue // cannot improve
 			}
-			*nu = node{tag: nodeTag(gen, int(tr.back>>(2*i)&3)), g: g, pos: p}
-			ni := mkItem(g+float32(hWeight*dg), g, u)
+			*nu = node{tag: nodeTag(gen, int(tr.back>>(2*i)&3)), b: b, pos: p}
+			// f = g + hWeight·|p goal| for g = b − |p goal|, the
+			// length of the polyline through the crossing points.
+			ni := mkItem(b+float32((hWeight-1)*dg), b, u)
 			switch {
 			case pend.key == noItem:
 				pend = ni

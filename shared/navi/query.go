@@ -41,7 +41,7 @@ type node struct {
 	tag uint32 // Query.gen<<2 | entry+1: touched in this search, and the
 	// edge the search entered by (-1 at the start); the parent is the
 	// neighbour across it
-	g   float32
+	b   float32 // see search: g (the length to pos) + |pos goal|
 	pos xy
 }
 
@@ -60,12 +60,12 @@ func (n *node) entry() int { return int(n.tag&3) - 1 }
 // start them while it still computes f.
 type heapItem struct {
 	key uint64 // Float32bits(f)<<32 | t
-	g   float32
+	b   float32
 	t   int32
 }
 
-func mkItem(f, g float32, t int32) heapItem {
-	return heapItem{uint64(math.Float32bits(f))<<32 | uint64(uint32(t)), g, t}
+func mkItem(f, b float32, t int32) heapItem {
+	return heapItem{uint64(math.Float32bits(f))<<32 | uint64(uint32(t)), b, t}
 }
 
 func (it heapItem) f() float32 { return math.Float32frombits(uint32(it.key >> 32)) }

@@ -2,8 +2,10 @@ package navi_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/navi"
 	"github.com/twinframe/twinframe/shared/world"
 )
@@ -69,5 +71,70 @@ func TestWorldZoneArea(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("the default world has no blackout zones")
+	}
+}
+
+// TestWorldZonePaths: on the default world's open ground, a straight walk
+// out of a blackout zone's centre stays straight with the zone in the
+// mesh (main at bd3abdd bent it at a zone corner: the search's corridor
+// left the zone through a thin triangle beside the straight line), and
+// random paths with the zones in the mesh are about as long as without.
+func TestWorldZonePaths(t *testing.T) {
+	t.Parallel()
+	w, err := world.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg := w.Regions[0]
+	g, err := w.Geometry(rg.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mz, err := navi.Build(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Zones = nil
+	m0, err := navi.Build(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qz, q0 := navi.NewQuery(mz), navi.NewQuery(m0)
+	var pz, p0 navi.Path
+	start, goal := mgl32.Vec2{20, 160}, mgl32.Vec2{50, 160}
+	if st := qz.FindPath(start, goal, 0, &pz); st != navi.PathComplete || len(pz.Points) != 2 {
+		t.Errorf("region %s: %v→%v: %v %v, want a straight line", rg.Name, start, goal, st, pz.Points)
+	}
+	rnd := rand.New(rand.NewPCG(42, 42))
+	b := m0.Bounds()
+	pt := func(r float32) mgl32.Vec2 {
+		for {
+			p := mgl32.Vec2{b.Min[0] + rnd.Float32()*(b.Max[0]-b.Min[0]), b.Min[1] + rnd.Float32()*(b.Max[1]-b.Min[1])}
+			if m0.Contains(p, r, navi.Walk) {
+				return p
+			}
+		}
+	}
+	for _, r := range []float32{0, 0.5} {
+		var lz, l0 float64
+		ez, e0 := 0, 0
+		for range 256 {
+			s, e := pt(r), pt(r)
+			if q0.FindPath(s, e, r, &p0) != navi.PathComplete {
+				continue
+			}
+			if st := qz.FindPath(s, e, r, &pz); st != navi.PathComplete {
+				t.Errorf("r=%v: %v→%v: status %v with zones, complete without", r, s, e, st)
+				continue
+			}
+			lz += float64(pz.Length())
+			l0 += float64(p0.Length())
+			ez += pz.Expanded
+			e0 += p0.Expanded
+		}
+		t.Logf("r=%v: total length %.1f with zones, %.1f without; %d and %d triangles expanded", r, lz, l0, ez, e0)
+		if lz > l0*1.005 {
+			t.Errorf("r=%v: paths with zones %.2f%% longer than without", r, 100*(lz/l0-1))
+		}
 	}
 }
