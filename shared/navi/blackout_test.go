@@ -128,8 +128,8 @@ func blackedOutArea(m *Mesh) float64 {
 }
 
 // TestZoneArea: a blackout zone added on a circle of Geometry.Zones flags
-// triangles whose area is within 1% of the circle's (the inscribed 32-gon
-// alone has 99.36% of it); without the zone in the geometry the flagged
+// triangles whose area is within 1% of the circle's (the polygon Build
+// makes of it has its area); without the zone in the geometry the flagged
 // area can be far off, which is what the zones are for.
 func TestZoneArea(t *testing.T) {
 	t.Parallel()

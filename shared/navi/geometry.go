@@ -68,9 +68,10 @@ type Geometry struct {
 	// Zones are circles the mesh should follow, typically the blackout
 	// zones the region will add (Mesh.AddBlackOutZone flags triangles by
 	// their centroids, so large triangles make a zone coarse). Build
-	// inscribes each as a ZoneSides-gon of constraint edges that block
-	// nothing, clipped to Bounds; a zone added later on the same circle then
-	// flags triangles covering its area to within 1% (TestZoneArea). Zones
+	// makes each a ZoneSides-gon of constraint edges that block nothing,
+	// with the circle's area, clipped to Bounds; a zone added later on the
+	// same circle then flags triangles covering its area to within 1%
+	// (TestZoneArea). Zones
 	// with a radius that is not positive and finite, or a centre that is
 	// not finite, are ignored.
 	Zones []Circle
@@ -82,9 +83,10 @@ type Circle struct {
 	Radius float32
 }
 
-// ZoneSides is the number of sides of the polygon Build inscribes in a
-// Geometry zone: its area is 99.4% of the circle's.
-const ZoneSides = 32
+// ZoneSides is the number of sides of the polygon Build makes of a
+// Geometry zone. Its corners lie 1.3% outside the circle, so its area is
+// the circle's (the midpoints of its sides lie 0.65% inside the circle).
+const ZoneSides = 16
 
 // Options tune Build. The zero value uses the defaults.
 type Options struct {

@@ -142,7 +142,7 @@ func obstacleMap(r *rand.Rand, n int) Geometry {
 // zoneMap adds 1 to 4 zone circles to obstacleMap's map, anywhere, over
 // obstacles or not. Zones block nothing, so the visibility graph that
 // ignores them is still the exact shortest path; only the mesh changes
-// (each zone is a 32-gon of constraint edges, with thin triangles).
+// (each zone is a ZoneSides-gon of constraint edges, with thin triangles).
 func zoneMap(r *rand.Rand, n int) Geometry {
 	g := obstacleMap(r, n)
 	for range 1 + r.IntN(4) {
@@ -160,7 +160,7 @@ func zoneMap(r *rand.Rand, n int) Geometry {
 // shorter than the optimum. With zones, whose thin triangles make the
 // estimate worse, a path may be 20% over (seeds 1–12: at most 15.3%, the
 // same path on main at bd3abdd) and the mean ratio must be within 0.5%
-// (seeds 1–12: 1.0012–1.0026; main 1.0021–1.0061).
+// (seeds 1–12: 1.0006–1.0022; main 1.0021–1.0061).
 func TestPathOptimality(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -260,12 +260,13 @@ func pathRatios(t *testing.T, r *rand.Rand, mapOf func(*rand.Rand, int) Geometry
 // may walk, so on random maps a path with zones must be about as long as
 // the path between the same points on the same map without them, for r = 0
 // and for r = 0.5: the mean ratio within 0.5%, each path within 30%
-// (+0.01). Seeds 1–12: means at most 1.0014 (r = 0) and 1.0022 (r = 0.5),
-// three paths of ≈ 10,000 over 15% (at most 25%), where the search lost
+// (+0.01). Seeds 1–12: means at most 1.0015 (r = 0) and 1.0019 (r = 0.5);
+// three paths of ≈ 10,000 over 15% (at most 24%), where the search lost
 // the best corridor among the thin triangles. On main at bd3abdd, where
-// the channel width search wrapped around through them to the corner's
-// own walls (width 0: a closed passage), the means were 1.0025–1.0054 and
-// 1.031–1.111, with 25–55 paths a seed over 15% (up to 12×).
+// the channel width search wrapped around through those triangles to the
+// corner's own walls (width 0: a closed passage), and zones had 32 sides,
+// the means were 1.0025–1.0054 and 1.031–1.111, with 25–55 paths a seed
+// over 15% at r = 0.5 (up to 12×).
 func TestPathZonesNoLonger(t *testing.T) {
 	t.Parallel()
 	seed := *seedFlag

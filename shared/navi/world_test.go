@@ -102,8 +102,10 @@ func TestWorldZonePaths(t *testing.T) {
 	qz, q0 := navi.NewQuery(mz), navi.NewQuery(m0)
 	var pz, p0 navi.Path
 	start, goal := mgl32.Vec2{20, 160}, mgl32.Vec2{50, 160}
-	if st := qz.FindPath(start, goal, 0, &pz); st != navi.PathComplete || len(pz.Points) != 2 {
-		t.Errorf("region %s: %v→%v: %v %v, want a straight line", rg.Name, start, goal, st, pz.Points)
+	// Straight: as long as the segment (a corner exactly on it, such as a
+	// zone corner the line passes through, changes nothing).
+	if st := qz.FindPath(start, goal, 0, &pz); st != navi.PathComplete || pz.Length()-goal.Sub(start).Len() > 1e-4 {
+		t.Errorf("region %s: %v→%v: %v %v (length %.4f), want a straight line", rg.Name, start, goal, st, pz.Points, pz.Length())
 	}
 	rnd := rand.New(rand.NewPCG(42, 42))
 	b := m0.Bounds()
