@@ -365,7 +365,7 @@ func (w *wallGrid) sweep(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
 // near reports whether a blocking edge may come within d of p (the clearance field
 // cannot rule it out); it inlines.
 func (w *wallGrid) near(p mgl32.Vec2, d float32) bool {
-	return !(w.clr.clearOf(p) > d+wallSlack)
+	return !w.clr.beyond(p, d+wallSlack)
 }
 
 // sweepEdges is sweep on the edges of the cells the motion's box touches.
