@@ -63,14 +63,12 @@ type Entity struct {
 	stuck     uint16     // consecutive frames of blocked movement
 	motion    mgl32.Vec2 // scratch: desired motion of this frame
 	from      mgl32.Vec2 // scratch: position before this frame's physics
-	grid      int32      // scratch: cell in the region's entity grid
-	slot      int32      // scratch: index in the grid's items
-	loco      locomotor  // its mode and next end the first cache line
 	planNext  int32      // scratch: corner index reached if the motion is not blocked
+	speed     float32
+	loco      locomotor // its mode and next end the first cache line
 
 	proto      int32 // world prototype id, or ProtoProjectile
 	yaw        float32
-	speed      float32
 	flags      world.ProtoFlags
 	owner      int32
 	seed       uint32
@@ -84,7 +82,7 @@ type Entity struct {
 	// Debug record, not simulation state: the last sweep (Frame 0: none). Physics writes
 	// it for every mover; it starts a cache line of its own (Entity objects are 320-byte
 	// aligned, TestEntityLayout), so that the write touches one line, not two.
-	_     [24]byte
+	_     [32]byte
 	sweep Sweep
 }
 

@@ -228,7 +228,7 @@ func TestEntityLayout(t *testing.T) {
 		off, size   uintptr
 		line, lines uintptr
 	}{
-		{"id..slot", 0, unsafe.Offsetof(e.slot) + 4, 0, 1},
+		{"id..loco.next", 0, unsafe.Offsetof(e.loco) + unsafe.Offsetof(e.loco.next) + 4, 0, 1},
 		{"sweep", unsafe.Offsetof(e.sweep), unsafe.Sizeof(e.sweep), 4, 1},
 	} {
 		if first, last := f.off/64, (f.off+f.size-1)/64; first != f.line || last-first+1 != f.lines {

@@ -11,6 +11,13 @@ import (
 // sparse region does not pay for clearing and summing a fine grid every build. Which
 // cells an entity is filed under never changes a result: queries visit every cell
 // their reach touches and break ties by id.
+//
+// A build reads a staging list: the region's filed entities, in id order, as 32-byte
+// records (slot, cell, index in the game's entity list). In a step, locomote stages
+// every entity on its pass over them (nothing moves between locomotion and physics),
+// so that the build streams the records instead of visiting 10k entities again, twice
+// (at 10k they do not fit in the cache: every visit missed), and writes nothing into
+// them: a mover finds its slot by its index in the entity list (slotOf).
 type entGrid struct {
 	cells
 	bounds navi.AABB
@@ -22,6 +29,18 @@ type entGrid struct {
 	over   []*Entity // the Overlapping entities, in id order: what overlaps() visits
 	maxR   float32   // largest radius in the grid
 	maxB   float32   // largest radius of a blocking entity
+	stage  []staged  // the next build's entities
+	staged bool      // stage holds the entities as they are now (locomote filled it)
+	// slotOf maps an index in the entity list of the last build to the entity's slot;
+	// entries of entities not filed are stale (moved checks items).
+	slotOf []int32
+}
+
+// staged is an entity as the grid build reads it.
+type staged struct {
+	slot
+	cell int32 // in the grid of the cell size chosen by beginStage
+	ent  int32 // index in the game's entity list
 }
 
 // gridCellsPerEntity bounds the entity grid's cells per entity; gridMaxSize bounds its
@@ -46,10 +65,21 @@ func (eg *entGrid) resize(size float32) {
 }
 
 // build fills the grid with the region's live, colliding entities (not footprint props:
-// the navmesh is their collision). The cell size follows the number of entities of the
-// last build (the results of queries do not depend on it), so that one pass over the
-// entities files and counts them.
+// the navmesh is their collision) of ents, the game's entity list.
 func (eg *entGrid) build(ents []*Entity, region int32) {
+	eg.beginStage()
+	for i, e := range ents {
+		if e.region == region { // else another region's grid files it
+			eg.add(e, i)
+		}
+	}
+	eg.buildStaged(ents)
+}
+
+// beginStage empties the staging list and sets the cell size for the next build. The
+// size follows the number of entities of the last build (the results of queries do
+// not depend on it), so that the staging pass can say each entity's cell.
+func (eg *entGrid) beginStage() {
 	size := eg.fine
 	for size < gridMaxSize {
 		c := cells{}
@@ -62,31 +92,41 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 	if size != eg.size {
 		eg.resize(size)
 	}
+	eg.stage = eg.stage[:0]
+	eg.staged = false
+}
+
+// add stages e, the entity at index i of the entity list, if the grid files it.
+func (eg *entGrid) add(e *Entity, i int) {
+	if e.dead || e.collision == CollideNone || e.footprint {
+		return
+	}
+	x, y := eg.xy(e.pos)
+	eg.stage = append(eg.stage, staged{
+		slot: slot{pos: e.pos, r: e.radius, blocking: e.collision == Blocking, id: e.id},
+		cell: y*eg.nx + x,
+		ent:  int32(i),
+	})
+}
+
+// buildStaged fills the grid from the staging list by counting sort: entities of a
+// cell in id order. ents is the entity list the records index.
+func (eg *entGrid) buildStaged(ents []*Entity) {
+	eg.staged = false
 	clear(eg.start)
 	eg.maxR, eg.maxB = 0, 0
 	eg.over = eg.over[:0]
-	n := 0
-	for _, e := range ents {
-		if e.region != region {
-			continue // another region's grid files it
-		}
-		if e.dead || e.collision == CollideNone || e.footprint {
-			e.grid, e.slot = -1, -1
-			continue
-		}
-		n++
-		x, y := eg.xy(e.pos)
-		e.grid = y*eg.nx + x
-		eg.start[e.grid+2]++
+	for k := range eg.stage {
+		s := &eg.stage[k]
+		eg.start[s.cell+2]++
 		// Radii are finite and not negative: a comparison does what max does.
-		if e.radius > eg.maxR {
-			eg.maxR = e.radius
+		if s.r > eg.maxR {
+			eg.maxR = s.r
 		}
-		if e.collision == Blocking && e.radius > eg.maxB {
-			eg.maxB = e.radius
-		}
-		if e.collision == Overlapping {
-			eg.over = append(eg.over, e)
+		if !s.blocking {
+			eg.over = append(eg.over, ents[s.ent]) // filed and not blocking: Overlapping
+		} else if s.r > eg.maxB {
+			eg.maxB = s.r
 		}
 	}
 	var acc int32
@@ -95,21 +135,24 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 		acc += c
 		sums[i] = acc
 	}
+	n := len(eg.stage)
 	if cap(eg.items) < n {
 		eg.items = make([]*Entity, n, n+n/4)
 		eg.slots = make([]slot, n, n+n/4)
 	}
 	eg.items = eg.items[:n]
 	eg.slots = eg.slots[:n]
-	for _, e := range ents {
-		if e.region != region || e.grid < 0 {
-			continue
-		}
-		i := eg.start[e.grid+1]
-		eg.items[i] = e
-		eg.slots[i] = slot{pos: e.pos, r: e.radius, blocking: e.collision == Blocking, id: e.id}
-		e.slot = i
-		eg.start[e.grid+1]++
+	if len(eg.slotOf) < len(ents) {
+		eg.slotOf = make([]int32, len(ents), len(ents)+len(ents)/4)
+	}
+	eg.slotOf = eg.slotOf[:len(ents)]
+	for k := range eg.stage {
+		s := &eg.stage[k]
+		i := eg.start[s.cell+1]
+		eg.items[i] = ents[s.ent]
+		eg.slots[i] = s.slot
+		eg.slotOf[s.ent] = i
+		eg.start[s.cell+1]++
 	}
 	// start[c] .. start[c+1] is now cell c.
 }
@@ -136,9 +179,12 @@ func (eg *entGrid) row(y, x0, x1 int32) []*Entity {
 	return eg.items[lo:hi]
 }
 
-// moved records e's new position in its slot.
-func (eg *entGrid) moved(e *Entity) {
-	if e.slot >= 0 && int(e.slot) < len(eg.slots) && eg.items[e.slot] == e {
-		eg.slots[e.slot].pos = e.pos
+// moved records the new position of e, at index i of the entity list of the last
+// build, in its slot.
+func (eg *entGrid) moved(e *Entity, i int) {
+	if i < len(eg.slotOf) {
+		if k := eg.slotOf[i]; k >= 0 && int(k) < len(eg.items) && eg.items[k] == e {
+			eg.slots[k].pos = e.pos
+		}
 	}
 }

@@ -19,12 +19,24 @@ const cornerTolerance float32 = 5 * Skin
 
 // locomote computes every moving entity's desired motion for this frame: speed × 50 ms
 // along its path, along straight legs and round turn nodes' arcs, through as many nodes
-// as the distance reaches, but not beyond a sharp straight corner.
+// as the distance reaches, but not beyond a sharp straight corner. Its pass over the
+// entities, the last before physics and with nothing moving in between, also stages
+// them for physics' grid build (entGrid).
 func (g *Game) locomote() {
 	g.maxMotion = 0
-	for _, e := range g.ents {
+	for _, r := range g.regions {
+		r.grid.beginStage()
+	}
+	var r *Region
+	for i, e := range g.ents {
 		e.motion = mgl32.Vec2{}
 		e.from = e.pos
+		if r == nil || r.id != e.region {
+			r = g.Region(e.region)
+		}
+		if r != nil {
+			r.grid.add(e, i)
+		}
 		if e.loco.mode == Idle || e.dead {
 			continue
 		}
@@ -37,6 +49,9 @@ func (g *Game) locomote() {
 		if m := len2(e.motion); m > g.maxMotion {
 			g.maxMotion = m
 		}
+	}
+	for _, r := range g.regions {
+		r.grid.staged = true
 	}
 }
 
