@@ -30,7 +30,6 @@ func (g *Game) locomote() {
 	var r *Region
 	for i, e := range g.ents {
 		e.motion = mgl32.Vec2{}
-		e.from = e.pos
 		if r == nil || r.id != e.region {
 			r = g.Region(e.region)
 		}
@@ -189,16 +188,16 @@ func (l *locomotor) sharpTurn(i int32) bool {
 
 // follow updates a follower's path; it reports whether the follower should move.
 func (g *Game) follow(e *Entity) bool {
-	t := g.Entity(e.loco.target)
+	t := g.Entity(e.follow.target)
 	if t == nil || t.region != e.region {
 		g.stop(e)
 		return false
 	}
-	if dist2(t.pos, e.pos) <= e.loco.rng {
+	if dist2(t.pos, e.pos) <= e.follow.rng {
 		return false
 	}
-	if g.frame >= e.loco.repath {
-		e.loco.repath = g.frame + followRepath
+	if g.frame >= e.follow.repath {
+		e.follow.repath = g.frame + followRepath
 		if g.findPath(e, t.pos) == navi.PathNoPath {
 			g.stop(e)
 			return false
@@ -208,10 +207,10 @@ func (g *Game) follow(e *Entity) bool {
 	return true
 }
 
-// commitMove runs after e's physics: it advances a mover's corner index when the move
-// reached its plan, turns a mover that moved to face its planned motion (faceMotion),
-// counts blocked frames, and ends moves that arrived or are stuck.
-func (g *Game) commitMove(e *Entity) {
+// commitMove runs after e's physics moved it from from: it advances a mover's corner
+// index when the move reached its plan, turns a mover that moved to face its planned
+// motion (faceMotion), counts blocked frames, and ends moves that arrived or are stuck.
+func (g *Game) commitMove(e *Entity, from mgl32.Vec2) {
 	if e.dead || (e.motion[0] == 0 && e.motion[1] == 0) {
 		if e.loco.mode == Direct || e.loco.mode == PathMove {
 			if int(e.loco.next) >= len(e.loco.path) || e.speed == 0 {
@@ -223,8 +222,8 @@ func (g *Game) commitMove(e *Entity) {
 	if e.projectile() {
 		return // projectiles are done in physics
 	}
-	want := add2(e.from, e.motion)
-	moved := sub2(e.pos, e.from)
+	want := add2(from, e.motion)
+	moved := sub2(e.pos, from)
 	e.loco.next = e.loco.passedCorners(e.planNext, e.pos)
 	if dist2(e.pos, want) <= reachEpsilon {
 		e.stuck = 0
@@ -243,7 +242,7 @@ func (g *Game) commitMove(e *Entity) {
 	case e.loco.mode == Following:
 		if e.stuck >= StuckFrames {
 			e.stuck = 0
-			e.loco.repath = g.frame // try another path
+			e.follow.repath = g.frame // try another path
 		}
 	case int(e.loco.next) >= len(e.loco.path):
 		g.arrive(e)

@@ -108,6 +108,7 @@ func (g *Game) physicsResolveEntities() {
 		}
 	}
 	for i, e := range g.ents {
+		from := e.pos // where locomote planned from: nothing moved it since
 		if !e.dead && (e.motion[0] != 0 || e.motion[1] != 0) {
 			if r := g.regionOf(e); r == nil {
 				// Not in a region of the game: it does not move.
@@ -117,7 +118,7 @@ func (g *Game) physicsResolveEntities() {
 				g.moveEntity(r, e, i)
 			}
 		}
-		g.commitMove(e)
+		g.commitMove(e, from)
 	}
 	g.overlaps()
 }
