@@ -62,6 +62,7 @@ type Entity struct {
 	collision Collision
 	footprint bool // a static prop cut out of the navmesh: the mesh is its collision
 	dead      bool
+	planEnd   bool       // scratch: planNext is past the path's last node
 	stuck     uint16     // consecutive frames of blocked movement
 	motion    mgl32.Vec2 // scratch: desired motion of this frame
 	planNext  int32      // scratch: corner index reached if the motion is not blocked

@@ -10,8 +10,8 @@ import (
 // TestStagedGridMatchesBuild: the grid physics builds from locomote's staging list is
 // the grid build makes from the entities (same cells, order, slots, Overlapping list
 // and largest radii), in a populated world with blocking, overlapping, uncolliding and
-// footprint entities, a dead one and an entity in no region, and each mover finds its
-// own slot by its index.
+// footprint entities, a dead one and an entity in no region, and each entity finds its
+// own slot (or none) by its index.
 func TestStagedGridMatchesBuild(t *testing.T) {
 	t.Parallel()
 	g, err := New(defaultWorld(t), &Options{Seed: 7})
@@ -44,6 +44,9 @@ func TestStagedGridMatchesBuild(t *testing.T) {
 	got.slots = slices.Clone(eg.slots)
 	got.over = slices.Clone(eg.over)
 	for i, e := range g.ents {
+		if k := eg.slotOf[i]; (k >= 0 && eg.items[k] != e) || (k < 0 && slices.Contains(eg.items, e)) {
+			t.Fatalf("entity %d (index %d): slotOf says %d", e.id, i, k)
+		}
 		before := e.pos
 		e.pos = add2(e.pos, mgl32.Vec2{0.25, 0})
 		eg.moved(e, i)

@@ -43,7 +43,7 @@ func (g *Game) locomote() {
 			continue
 		}
 		p, next := e.loco.advance(e.pos, float32(e.speed*FrameSeconds))
-		e.planNext = next
+		e.planNext, e.planEnd = next, int(next) >= len(e.loco.path)
 		e.motion = sub2(p, e.pos)
 		if m := len2(e.motion); m > g.maxMotion {
 			g.maxMotion = m
@@ -244,7 +244,9 @@ func (g *Game) commitMove(e *Entity, from mgl32.Vec2) {
 			e.stuck = 0
 			e.follow.repath = g.frame // try another path
 		}
-	case int(e.loco.next) >= len(e.loco.path):
+	case e.planEnd && int(e.loco.next) >= len(e.loco.path):
+		// (next ≤ planNext: planEnd, in the entity's first line, spares reading the
+		// path's length in its second for every mover still on its way.)
 		g.arrive(e)
 	case e.stuck >= StuckFrames:
 		g.arrive(e)
