@@ -39,7 +39,7 @@ type entGrid struct {
 // staged is an entity as the grid build reads it.
 type staged struct {
 	slot
-	cell int32 // in the grid of the cell size chosen by beginStage
+	cell int32 // its cell, set by the build (in the grid of the size beginStage chose)
 	ent  int32 // index in the game's entity list
 }
 
@@ -101,12 +101,7 @@ func (eg *entGrid) add(e *Entity, i int) {
 	if e.dead || e.collision == CollideNone || e.footprint {
 		return
 	}
-	x, y := eg.xy(e.pos)
-	eg.stage = append(eg.stage, staged{
-		slot: slot{pos: e.pos, r: e.radius, blocking: e.collision == Blocking, id: e.id},
-		cell: y*eg.nx + x,
-		ent:  int32(i),
-	})
+	eg.stage = append(eg.stage, staged{slot: slot{pos: e.pos, r: e.radius, blocking: e.collision == Blocking, id: e.id}, ent: int32(i)})
 }
 
 // buildStaged fills the grid from the staging list by counting sort: entities of a
@@ -118,6 +113,8 @@ func (eg *entGrid) buildStaged(ents []*Entity) {
 	eg.over = eg.over[:0]
 	for k := range eg.stage {
 		s := &eg.stage[k]
+		x, y := eg.xy(s.pos)
+		s.cell = y*eg.nx + x
 		eg.start[s.cell+2]++
 		// Radii are finite and not negative: a comparison does what max does.
 		if s.r > eg.maxR {
