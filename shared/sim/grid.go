@@ -13,7 +13,7 @@ import (
 // their reach touches and break ties by id.
 //
 // A build reads a staging list: the region's filed entities, in id order, as 32-byte
-// records (slot, cell, index in the game's entity list). In a step, locomote stages
+// records (slot, index in the game's entity list, cell). In a step, locomote stages
 // every entity on its pass over them (nothing moves between locomotion and physics),
 // so that the build streams the records instead of visiting 10k entities again, twice
 // (at 10k they do not fit in the cache: every visit missed), and writes nothing into
@@ -76,9 +76,9 @@ func (eg *entGrid) build(ents []*Entity, region int32) {
 	eg.buildStaged(ents)
 }
 
-// beginStage empties the staging list and sets the cell size for the next build. The
-// size follows the number of entities of the last build (the results of queries do
-// not depend on it), so that the staging pass can say each entity's cell.
+// beginStage empties the staging list and sets the cell size for the next build: it
+// follows the number of entities of the last build (the results of queries do not
+// depend on it).
 func (eg *entGrid) beginStage() {
 	size := eg.fine
 	for size < gridMaxSize {
@@ -139,7 +139,7 @@ func (eg *entGrid) buildStaged(ents []*Entity) {
 	}
 	eg.items = eg.items[:n]
 	eg.slots = eg.slots[:n]
-	if len(eg.slotOf) < len(ents) {
+	if cap(eg.slotOf) < len(ents) {
 		eg.slotOf = make([]int32, len(ents), len(ents)+len(ents)/4)
 	}
 	eg.slotOf = eg.slotOf[:len(ents)]
