@@ -25,16 +25,27 @@ const (
 	// clrMargin is taken off every computed distance, far beyond float32 rounding at
 	// a region's coordinates, so that the bound is never above the true distance.
 	clrMargin float32 = 1e-3
+	// clrFar is the clearance the field's bit set answers for: a bit per square says
+	// "at least clrFar", enough for a walking NPC (radius 0.4 m, a step of 0.125 m and
+	// the slack: 0.59 m) in 89% of a 10k crowd's moves.
+	clrFarQ         = 10
+	clrFar  float32 = clrFarQ * clrUnit
 )
 
 // clearance is the clearance field of a wall grid: w×h squares from org, with a ring
 // of squares of clearance 0 around the region's bounds, so that a lookup needs no
 // clamping.
+//
+// Every mover of a frame asks the field once, and in a 10k crowd the byte's line was
+// seldom cached (149 KB for the default region, read at scattered places between
+// passes over the entities). The bit field far (1 bit per square: 19 KB) answers most
+// queries; the byte is read only where the bit is 0 or the query asks for more.
 type clearance struct {
 	org  mgl32.Vec2
 	inv  float32 // 1 / clrSize
 	w, h uint
-	q    []uint8 // per square: the clearance in clrUnit steps, rounded down
+	q    []uint8  // per square: the clearance in clrUnit steps, rounded down
+	far  []uint64 // bit k: q[k] ≥ clrFarQ
 }
 
 // build computes the field over bounds from the blocking edges segs: each edge lowers
@@ -89,6 +100,12 @@ func (c *clearance) build(bounds navi.AABB, segs []geom.Segment) {
 			}
 		}
 	}
+	c.far = make([]uint64, (len(c.q)+63)/64)
+	for k, q := range c.q {
+		if q >= clrFarQ {
+			c.far[k/64] |= 1 << (k % 64)
+		}
+	}
 }
 
 // square returns the square of p, clamped to the field.
@@ -108,4 +125,20 @@ func (c *clearance) clearOf(p mgl32.Vec2) float32 {
 		return 0
 	}
 	return float32(c.q[y*c.w+x]) * clrUnit
+}
+
+// beyond reports whether the clearance at p exceeds d ≥ 0, as clearOf(p) > d does
+// (the same answer for every such d), reading the square's bit first: when it is set
+// and d is below clrFar, the byte need not be read. (It is a little too large to
+// inline; a call costs less than the cache miss it spares.)
+func (c *clearance) beyond(p mgl32.Vec2, d float32) bool {
+	x, y := uint(int((p[0]-c.org[0])*c.inv)), uint(int((p[1]-c.org[1])*c.inv))
+	if x >= c.w || y >= c.h {
+		return false // clearOf says 0, and d is not negative
+	}
+	k := y*c.w + x
+	if d < clrFar && c.far[k>>6]>>(k&63)&1 != 0 {
+		return true
+	}
+	return float32(c.q[k])*clrUnit > d
 }

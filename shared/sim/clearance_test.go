@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -93,5 +94,37 @@ func TestWallQueriesSkipOnlyMisses(t *testing.T) {
 	t.Logf("%d of 50000 sweeps skipped the walls", skipped)
 	if skipped == 0 {
 		t.Error("the field skipped no sweep")
+	}
+}
+
+// TestClearanceBitAgrees: beyond, which reads a square's bit before its byte, answers
+// as the byte alone does (clearOf(p) > d) for random points and distances on both
+// sides of clrFar, and the bit answers for most open ground.
+func TestClearanceBitAgrees(t *testing.T) {
+	t.Parallel()
+	const seed = 13
+	c := &quiet(t).Region(0).walls.clr
+	rng := rand.New(rand.NewPCG(seed, 3))
+	byBit := 0
+	for i := range 100000 {
+		p := mgl32.Vec2{rng.Float32()*200 - 4, rng.Float32()*200 - 4}
+		d := rng.Float32() * 1.2
+		if i%8 == 0 {
+			d = float32(int(d*16)) / 16 // on a step of the field: ties
+		}
+		if got, want := c.beyond(p, d), c.clearOf(p) > d; got != want {
+			t.Fatalf("seed %d: beyond(%v, %g) = %v, clearOf = %g", seed, p, d, got, c.clearOf(p))
+		}
+		if d < clrFar && c.clearOf(p) >= clrFar {
+			byBit++
+		}
+	}
+	if byBit < 10000 {
+		t.Errorf("the bit answered only %d of 100000 queries", byBit)
+	}
+	for _, p := range []mgl32.Vec2{{-1e30, 5}, {5, 1e30}, {float32(math.NaN()), 5}, {5, float32(math.Inf(-1))}} {
+		if c.beyond(p, 0) {
+			t.Errorf("beyond(%v, 0): true outside the field", p)
+		}
 	}
 }

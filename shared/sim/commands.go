@@ -123,7 +123,7 @@ func (g *Game) MoveTo(id EntityID, p mgl32.Vec2) error {
 	e.loco.path = append(e.loco.path[:0], e.pos, p)
 	e.loco.arcs = e.loco.arcs[:0]
 	e.loco.next = 1
-	e.loco.target = 0
+	e.follow.target = 0
 	g.setCommand(e, Direct)
 	return nil
 }
@@ -145,7 +145,7 @@ func (g *Game) MoveAlongPath(id EntityID, p mgl32.Vec2) (navi.PathStatus, error)
 		g.stop(e)
 		return st, fmt.Errorf("%w: entity %d to %v", ErrUnreachable, id, p)
 	}
-	e.loco.target = 0
+	e.follow.target = 0
 	g.setCommand(e, PathMove)
 	return st, nil
 }
@@ -187,9 +187,9 @@ func (g *Game) Follow(id, target EntityID, rng float32) error {
 	if _, err := g.live(target); err != nil {
 		return err
 	}
-	e.loco.target = target
-	e.loco.rng = max(rng, 0)
-	e.loco.repath = g.frame
+	e.follow.target = target
+	e.follow.rng = max(rng, 0)
+	e.follow.repath = g.frame
 	e.loco.path = append(e.loco.path[:0], e.pos)
 	e.loco.arcs = e.loco.arcs[:0]
 	e.loco.next = 1
@@ -234,7 +234,7 @@ func (g *Game) stop(e *Entity) {
 	e.loco.path = e.loco.path[:0]
 	e.loco.arcs = e.loco.arcs[:0]
 	e.loco.next = 0
-	e.loco.target = 0
+	e.follow.target = 0
 	e.stuck = 0
 	e.locoFrame, e.changed = g.frame, g.frame
 }

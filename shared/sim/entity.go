@@ -52,7 +52,9 @@ func (m MoveMode) String() string {
 // Game, so that ids, frames and events stay consistent.
 type Entity struct {
 	// The fields every pass of a step reads come first, so that they share the
-	// entity's first cache line.
+	// entity's first cache line, with what commitMove reads and writes for a mover
+	// (planNext, speed, yaw): at 10k the entities do not fit in the cache, and each
+	// line a pass touches is a miss.
 	id        EntityID
 	region    int32
 	pos       mgl32.Vec2
@@ -60,43 +62,49 @@ type Entity struct {
 	collision Collision
 	footprint bool // a static prop cut out of the navmesh: the mesh is its collision
 	dead      bool
+	planEnd   bool       // scratch: planNext is past the path's last node
 	stuck     uint16     // consecutive frames of blocked movement
 	motion    mgl32.Vec2 // scratch: desired motion of this frame
-	from      mgl32.Vec2 // scratch: position before this frame's physics
-	grid      int32      // scratch: cell in the region's entity grid
-	slot      int32      // scratch: index in the grid's items
-	loco      locomotor  // its mode and next end the first cache line
 	planNext  int32      // scratch: corner index reached if the motion is not blocked
+	speed     float32
+	yaw       float32
+	// The locomotor's mode and next end the first cache line; its path and arcs, and
+	// changed, which commitMove writes, and locoFrame fill the second.
+	loco      locomotor
+	changed   uint64 // last frame any replicated field changed
+	locoFrame uint64 // last frame the locomotion command (mode, path, speed) changed
 
 	proto      int32 // world prototype id, or ProtoProjectile
-	yaw        float32
-	speed      float32
 	flags      world.ProtoFlags
 	owner      int32
 	seed       uint32
 	population int32 // the population row that spawned it, or -1
 	created    uint64
-	changed    uint64 // last frame any replicated field changed
-	locoFrame  uint64 // last frame the locomotion command (mode, path, speed) changed
 	wake       uint64 // frame of the next wander decision, 0 for none
+	follow     follow
 	power      projectile
 
 	// Debug record, not simulation state: the last sweep (Frame 0: none). Physics writes
 	// it for every mover; it starts a cache line of its own (Entity objects are 320-byte
 	// aligned, TestEntityLayout), so that the write touches one line, not two.
-	_     [24]byte
+	_     [32]byte
 	sweep Sweep
 }
 
 // locomotor is the movement command of an entity.
 type locomotor struct {
-	mode   MoveMode
-	next   int32        // index in path of the corner being walked to
-	path   []mgl32.Vec2 // path[0] is where the move started; the rest are corners
-	target EntityID     // Follow: the entity followed
-	rng    float32      // Follow: stop within this distance
-	repath uint64       // Follow: frame of the next re-path
-	arcs   []arc        // how each node of path is passed; empty: all straight
+	mode MoveMode
+	next int32        // index in path of the corner being walked to
+	path []mgl32.Vec2 // path[0] is where the move started; the rest are corners
+	arcs []arc        // how each node of path is passed; empty: all straight
+}
+
+// follow is what a Following move follows, beside the locomotor: the walk does not read
+// it, and it would push the fields commitMove writes out of the entity's second line.
+type follow struct {
+	target EntityID // the entity followed
+	rng    float32  // stop within this distance
+	repath uint64   // frame of the next re-path
 }
 
 // projectile reports whether e is a projectile. Every projectile collides with nothing
@@ -307,9 +315,9 @@ func (e *Entity) Serialize(a *archive.Archive) error {
 	archive.TransferSlice(a, &e.loco.path, transferVec2)
 	archive.TransferSlice(a, &e.loco.arcs, transferArc)
 	a.TransferInt32(&e.loco.next)
-	transferID(a, &e.loco.target)
-	a.TransferFloat32(&e.loco.rng)
-	a.TransferUint64(&e.loco.repath)
+	transferID(a, &e.follow.target)
+	a.TransferFloat32(&e.follow.rng)
+	a.TransferUint64(&e.follow.repath)
 	e.power.serialize(a)
 	if !a.IsPacking() && a.Err() == nil {
 		if e.loco.mode > Following || e.collision > Overlapping || (e.power.power != 0 && e.collision != CollideNone) ||
@@ -330,6 +338,7 @@ func (e *Entity) serializeReplication(a *archive.Archive) error {
 		e.locomotionHeader(&st, e.changed)
 	} else {
 		e.loco = locomotor{path: e.loco.path[:0], arcs: e.loco.arcs[:0]}
+		e.follow = follow{}
 	}
 	if err := st.SerializeNodes(a, (*locoNodes)(e)); err != nil {
 		return err

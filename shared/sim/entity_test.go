@@ -42,7 +42,8 @@ func sampleEntities() []namedEntity {
 		}()},
 		{"following", func() *Entity {
 			e := sampleEntity()
-			e.loco = locomotor{mode: Following, path: []mgl32.Vec2{{1, 2}}, next: 1, target: 7, rng: 2, repath: 30}
+			e.loco = locomotor{mode: Following, path: []mgl32.Vec2{{1, 2}}, next: 1}
+			e.follow = follow{target: 7, rng: 2, repath: 30}
 			return e
 		}()},
 		{"projectile", &Entity{
@@ -178,8 +179,8 @@ func TestReplicationPacksWithoutCopies(t *testing.T) {
 			t.Errorf("%s: unpacked into a used entity: %+v; into a new one: %+v", tc.name, reuse.loco, fresh.loco)
 		}
 		r.path, r.arcs, f.path, f.arcs = nil, nil, nil, nil
-		if !reflect.DeepEqual(r, f) {
-			t.Errorf("%s: unpacked into a used entity: %+v; into a new one: %+v", tc.name, reuse.loco, fresh.loco)
+		if !reflect.DeepEqual(r, f) || reuse.follow != fresh.follow {
+			t.Errorf("%s: unpacked into a used entity: %+v %+v; into a new one: %+v %+v", tc.name, reuse.loco, reuse.follow, fresh.loco, fresh.follow)
 		}
 		if n := testing.AllocsPerRun(20, unpack); n != 0 {
 			t.Errorf("%s: unpack into a used entity allocates %v times", tc.name, n)
@@ -211,9 +212,10 @@ func TestEntityRefusesABlockingProjectile(t *testing.T) {
 	}
 }
 
-// TestEntityLayout keeps the cache-line layout that physics relies on: what every pass
-// of a step reads in the first line, and the sweep record, which physics writes for
-// every mover, in a line of its own. Entity objects come from the allocator's 320-byte
+// TestEntityLayout keeps the cache-line layout that a step relies on: what every pass
+// reads in the first line, what else the walk and commitMove read and write (path and
+// arcs, changed) in the second, and the sweep record, which physics writes for every
+// mover, in a line of its own. Entity objects come from the allocator's 320-byte
 // size class, whose objects start on 64-byte boundaries.
 func TestEntityLayout(t *testing.T) {
 	var e Entity
@@ -228,7 +230,8 @@ func TestEntityLayout(t *testing.T) {
 		off, size   uintptr
 		line, lines uintptr
 	}{
-		{"id..slot", 0, unsafe.Offsetof(e.slot) + 4, 0, 1},
+		{"id..loco.next", 0, unsafe.Offsetof(e.loco) + unsafe.Offsetof(e.loco.next) + 4, 0, 1},
+		{"loco.path..locoFrame", unsafe.Offsetof(e.loco) + unsafe.Offsetof(e.loco.path), unsafe.Offsetof(e.locoFrame) + 8 - unsafe.Offsetof(e.loco) - unsafe.Offsetof(e.loco.path), 1, 1},
 		{"sweep", unsafe.Offsetof(e.sweep), unsafe.Sizeof(e.sweep), 4, 1},
 	} {
 		if first, last := f.off/64, (f.off+f.size-1)/64; first != f.line || last-first+1 != f.lines {

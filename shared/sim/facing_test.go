@@ -38,10 +38,14 @@ func TestFacingInAJam(t *testing.T) {
 						continue
 					}
 					goal := e.loco.path[len(e.loco.path)-1]
-					want := atan2(goal[1]-e.from[1], goal[0]-e.from[0])
+					from := e.Pos() // where the frame started: its sweep's start if it moved
+					if e.sweep.Frame == g.Frame() {
+						from = e.sweep.Start
+					}
+					want := atan2(goal[1]-from[1], goal[0]-from[0])
 					if d := angleDiff(e.Yaw(), want); d > 0.01 {
 						t.Fatalf("frame %d: entity %d at %v (moved %v, hit %v) faces %v, %v from its goal's direction",
-							g.Frame(), e.ID(), e.Pos(), sub2(e.Pos(), e.from), e.sweep.Hit, e.Yaw(), d)
+							g.Frame(), e.ID(), e.Pos(), sub2(e.Pos(), from), e.sweep.Hit, e.Yaw(), d)
 					}
 					if e.sweep.Hit && e.sweep.Frame == g.Frame() && e.sweep.Other != 0 {
 						contacts++

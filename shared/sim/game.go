@@ -86,6 +86,7 @@ type Game struct {
 
 	pairs, pairsNext []pair // overlapping pairs, sorted, at the end of the last frame
 	maxMotion        float32
+	touched          float32    // locomote's sum of the path nodes it loaded ahead (touchPath); unused
 	near             []int32    // physics scratch: grid slots gathered by gatherNear
 	nearLo, nearHi   mgl32.Vec2 // the box they were gathered for
 	due              []EntityID

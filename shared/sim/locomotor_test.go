@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/navi"
+	"github.com/twinframe/twinframe/shared/sim/locomotion"
 )
 
 // TestLongWalksArrive walks entities across the default world: each walk ends where its
@@ -66,5 +67,27 @@ func TestLongWalksArrive(t *testing.T) {
 				t.Errorf("complete path ends at %v, not at the walkable goal %v", end, tc.to)
 			}
 		})
+	}
+}
+
+// TestTouchPath: the read-ahead reads the next node (and its arc) of a mover and
+// nothing of an idle entity or a path walked to its end, without going out of range.
+func TestTouchPath(t *testing.T) {
+	t.Parallel()
+	path := []mgl32.Vec2{{1, 2}, {3, 4}, {5, 6}}
+	for _, c := range []struct {
+		name string
+		loco locomotor
+		want float32
+	}{
+		{"idle", locomotor{mode: Idle, path: path, next: 1}, 0},
+		{"straight", locomotor{mode: PathMove, path: path, next: 2}, 5},
+		{"turn", locomotor{mode: PathMove, path: path, next: 1, arcs: []arc{{}, {side: locomotion.Left, r: 0.5}, {}}}, 3.5},
+		{"at the end", locomotor{mode: Direct, path: path, next: 3}, 0},
+		{"arcs shorter", locomotor{mode: PathMove, path: path, next: 2, arcs: []arc{{}}}, 5},
+	} {
+		if got := touchPath(&Entity{loco: c.loco}); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }

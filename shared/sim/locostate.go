@@ -30,6 +30,7 @@ func (g *Game) SetLocomotion(id EntityID, st *locomotion.State) error {
 	e.yaw, e.speed = st.Yaw, st.Speed
 	path := e.loco.path[:0]
 	e.loco = locomotor{}
+	e.follow = follow{}
 	if moving {
 		e.loco.mode = PathMove
 		turns := false

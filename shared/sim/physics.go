@@ -101,24 +101,30 @@ func backoff(t, l float32) float32 {
 // with the last frame's.
 func (g *Game) physicsResolveEntities() {
 	for _, r := range g.regions {
-		r.grid.build(g.ents, r.id)
+		if r.grid.staged {
+			r.grid.buildStaged(g.ents)
+		} else {
+			r.grid.build(g.ents, r.id)
+		}
 	}
-	for _, e := range g.ents {
+	for i, e := range g.ents {
+		from := e.pos // where locomote planned from: nothing moved it since
 		if !e.dead && (e.motion[0] != 0 || e.motion[1] != 0) {
 			if r := g.regionOf(e); r == nil {
 				// Not in a region of the game: it does not move.
 			} else if e.projectile() {
 				g.moveProjectile(r, e)
 			} else {
-				g.moveEntity(r, e)
+				g.moveEntity(r, e, i)
 			}
 		}
-		g.commitMove(e)
+		g.commitMove(e, from)
 	}
 	g.overlaps()
 }
 
-func (g *Game) moveEntity(r *Region, e *Entity) {
+// moveEntity moves e, at index i of the entity list.
+func (g *Game) moveEntity(r *Region, e *Entity, i int) {
 	start, m, rad := e.pos, e.motion, e.radius
 	sw := Sweep{Frame: g.frame, Start: start, Radius: rad}
 	target := add2(start, m)
@@ -173,7 +179,7 @@ func (g *Game) moveEntity(r *Region, e *Entity) {
 		target = start
 	}
 	e.pos = target
-	r.grid.moved(e)
+	r.grid.moved(e, i)
 	sw.End = target
 	e.sweep = sw
 }

@@ -101,7 +101,8 @@ func TestRestore(t *testing.T) {
 			}
 		}},
 		{name: "following becomes idle", edit: func(e *Entity) {
-			e.loco = locomotor{mode: Following, path: []mgl32.Vec2{{64, 64}}, next: 1, target: 5, rng: 2}
+			e.loco = locomotor{mode: Following, path: []mgl32.Vec2{{64, 64}}, next: 1}
+			e.follow = follow{target: 5, rng: 2}
 		}, check: func(t *testing.T, e *Entity) {
 			if e.Mode() != Idle {
 				t.Errorf("mode %v", e.Mode())
