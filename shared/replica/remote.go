@@ -18,7 +18,10 @@ import (
 // beyond WalkTolerance from the truth (a collision, a slide) and as a periodic
 // refresh. A client that starts holding the entity gets the server's copy in its
 // create (PackCreate), and walking is deterministic: every client's copy and the
-// server's are the same, bit for bit, so the bound holds for each of them.
+// server's are the same, bit for bit, so the bound holds for each of them. A create
+// carries the copy at the wire's precision: when the walk has taken it off the wire's
+// grid (OnWire), the server sends every holder a correction the next frame, which
+// makes their copies the same again.
 
 // WalkTolerance is how far (metres) a client's walked copy of a remote entity may be
 // from the server's entity before the server sends an update.
@@ -189,6 +192,14 @@ func wireNode(n locomotion.PathNode) locomotion.PathNode {
 		n.Radius = wire(n.Radius, locomotion.PositionPrecision)
 	}
 	return n
+}
+
+// OnWire reports whether PackCreate carries the state exactly: its position, yaw
+// and speed are values the wire can carry (as after Reset or Apply of a
+// Correction), not where a walk has taken them since.
+func (m *Remote) OnWire() bool {
+	st := &m.st
+	return st.Position == wirePos(st.Position) && st.Yaw == wireYaw(st.Yaw) && st.Speed == wireSpeed(st.Speed)
 }
 
 // PackCreate writes the replication archive of e's create (sim.Entity.Serialize's

@@ -258,3 +258,42 @@ func TestPackCreateLayout(t *testing.T) {
 		t.Errorf("PackCreate\n%x\nEntity.Serialize\n%x", got, want)
 	}
 }
+
+// TestRemoteOnWire: a Remote reset from a correction is on the wire's grid (a create
+// carries it exactly); a walk takes it off, and the next correction puts it back.
+func TestRemoteOnWire(t *testing.T) {
+	t.Parallel()
+	g := quietGame(t)
+	id, err := g.Spawn(2, 0, mgl32.Vec2{30, 40}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.MoveAlongPath(id, mgl32.Vec2{120, 30}); err != nil {
+		t.Fatal(err)
+	}
+	var cur, u locomotion.State
+	var m replica.Remote
+	g.Entity(id).LocomotionState(&cur, g.Frame())
+	m.Correction(&cur, &u, true)
+	m.Reset(&u, g.Frame())
+	if !m.OnWire() {
+		t.Fatalf("reset from a correction: not on the wire: %+v", m.State())
+	}
+	for range 7 {
+		if err := g.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.AdvanceTo(g.Frame())
+	if m.OnWire() {
+		t.Fatalf("walked 7 frames at %v: still on the wire's grid", m.State().Position)
+	}
+	g.Entity(id).LocomotionState(&cur, g.Frame())
+	m.Correction(&cur, &u, false)
+	if err := m.Apply(&u); err != nil {
+		t.Fatal(err)
+	}
+	if !m.OnWire() {
+		t.Fatalf("corrected: not on the wire: %+v", m.State())
+	}
+}

@@ -20,8 +20,10 @@
 // replicated paths (replica.Remote), and the server walks the same copy per
 // entity: an entity's locomotion goes to other clients only when its command
 // changes, when it starts or stops, when the walked copy strays beyond the
-// replica tolerances, and every RefreshFrames while it moves (Config.
-// EveryFrameUpdates: whenever the copy is not exact). That correction is
+// replica tolerances, every RefreshFrames while it moves (Config.
+// EveryFrameUpdates: whenever the copy is not exact), and the frame after a
+// client started holding it mid-walk (its create rounded the walked copy to the
+// wire; the correction makes every holder's copy the same again). That correction is
 // computed and encoded once per frame; every client that held the entity before
 // the frame gets those same bytes, because every client that holds an entity has
 // received every update since its create (a client that falls behind is

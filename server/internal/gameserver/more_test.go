@@ -429,3 +429,60 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestNewHolderJoinsTheWalkedCopy: a client that starts holding an entity other
+// clients already hold, while it walks, gets the walked copy in its create at the
+// wire's precision; from the next frame on its copy is the other holders' bit for
+// bit (before, it kept the create's rounding until the next correction, and its
+// error could pass the walk tolerance while the server's own copy was within it).
+func TestNewHolderJoinsTheWalkedCopy(t *testing.T) {
+	s := benchServer(t, nil)
+	ivy := joinLocal(t, s, "ivy")
+	home := s.game.Entity(ivy.c.avatar).Pos()
+	keepWalking := walkers(t, s.game, s.region, home, 2, 12, 5) // ghosts: no collision corrects them
+	var jay *localClient
+	since := map[uint64]uint64{} // the frame jay's current hold of each id began
+	compared := 0
+	for frame := range 120 {
+		if frame == 30 {
+			jay = joinLocal(t, s, "jay")
+			teleportNear(t, s, jay.c.avatar, home)
+		}
+		keepWalking()
+		must(t, s.game.Step())
+		s.replicate(true)
+		ivy.receive(t)
+		if jay == nil {
+			continue
+		}
+		jay.receive(t)
+		f := s.game.Frame()
+		held := jay.rep.IDs(nil)
+		for id := range since {
+			if !slices.Contains(held, id) {
+				delete(since, id)
+			}
+		}
+		for _, id := range held {
+			if _, ok := since[id]; !ok {
+				since[id] = f
+			}
+			if f == since[id] || id == uint64(ivy.c.avatar) || id == uint64(jay.c.avatar) {
+				continue // created this frame, or an avatar (predicted by its owner)
+			}
+			want, ok := ivy.rep.State(id)
+			if !ok {
+				continue
+			}
+			got, _ := jay.rep.State(id)
+			compared++
+			if got.Position != want.Position || got.Yaw != want.Yaw || got.Speed != want.Speed ||
+				got.Goal != want.Goal || got.Fields != want.Fields || !slices.Equal(got.Path, want.Path) {
+				t.Fatalf("frame %d (jay holds %d since %d): jay's copy %+v, ivy's %+v", f, id, since[id], got, want)
+			}
+		}
+	}
+	if compared < 200 {
+		t.Fatalf("only %d comparisons of copies both clients hold", compared)
+	}
+}

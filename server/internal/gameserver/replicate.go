@@ -33,7 +33,11 @@ type tracked struct {
 	// holders counts the sessions holding the entity; walked is kept only while
 	// some do. It may over-count (a session that ended is subtracted at the next
 	// recount), never under-count.
-	holders   int
+	holders int
+	// rejoin: a session started holding the entity while its walked copy was off
+	// the wire's grid, so its create rounded the copy; the next update re-sends the
+	// copy to every holder, after which all hold the same copy, bit for bit.
+	rejoin    bool
 	lastPos   mgl32.Vec2 // the entity's position when updateOthers last ran
 	lastFrame uint64     // and the frame
 }
@@ -111,7 +115,7 @@ func (s *Server) replicate(stepped bool) {
 			continue // the client simulates it from its create
 		}
 		held := t.holders > 0
-		if max(e.ChangedFrame(), e.CommandFrame()) < s.replFrame && !(held && t.walked.Walking()) {
+		if max(e.ChangedFrame(), e.CommandFrame()) < s.replFrame && !(held && (t.walked.Walking() || t.rejoin)) {
 			continue // neither the entity nor what the clients hold of it moved
 		}
 		e.LocomotionState(&s.scratch, f)
@@ -202,7 +206,7 @@ func (s *Server) startWalk(t *tracked, e *sim.Entity, f uint64) {
 	t.walked.Correction(&s.scratch, &t.upd, true)
 	t.walked.Reset(&t.upd, f)
 	t.sentCmd, t.sharedFrame = e.CommandFrame(), f
-	t.holders = 0
+	t.holders, t.rejoin = 0, false
 }
 
 // updateOthers walks what the other clients hold of e to frame f and decides
@@ -232,7 +236,7 @@ func (s *Server) updateOthers(t *tracked, e *sim.Entity, f uint64) {
 		yawTol = math.Pi // the facing of a crawl along a wall is noise
 	}
 	moving := s.scratch.Fields&locomotion.Moving != 0 || t.walked.Walking()
-	t.shared = cmd || moving && f >= t.sharedFrame+s.cfg.RefreshFrames || t.walked.Off(&s.scratch, posTol, yawTol)
+	t.shared = cmd || t.rejoin || moving && f >= t.sharedFrame+s.cfg.RefreshFrames || t.walked.Off(&s.scratch, posTol, yawTol)
 	if !t.shared {
 		return
 	}
@@ -244,7 +248,7 @@ func (s *Server) updateOthers(t *tracked, e *sim.Entity, f uint64) {
 		t.shared = false
 		return
 	}
-	t.sentCmd, t.sharedFrame = e.CommandFrame(), f
+	t.sentCmd, t.sharedFrame, t.rejoin = e.CommandFrame(), f, false
 	t.prox = s.appendLocoPayload(t.prox[:0], &t.upd, archive.Proximity)
 	t.shared = t.prox != nil
 }
@@ -379,6 +383,9 @@ func (s *Server) replicateTo(c *session, f uint64, creates map[sim.EntityID][]by
 		i, _ := slices.BinarySearch(c.visible, id)
 		c.visible = slices.Insert(c.visible, i, id)
 		if t != nil {
+			if t.holders > 0 && walkedCreate(e, t, own) && !t.walked.OnWire() {
+				t.rejoin = true
+			}
 			t.holders++
 		}
 	}
@@ -441,16 +448,23 @@ func packCreate(e *sim.Entity, t *tracked, own bool) ([]byte, error) {
 		pol |= archive.Owner
 	}
 	a := archive.NewPacker(archive.Replication, pol)
-	if own || t == nil || pol != archive.Proximity {
-		a.TransferObject(e)
-	} else {
+	if walkedCreate(e, t, own) {
 		t.walked.PackCreate(a, e)
+	} else {
+		a.TransferObject(e)
 	}
 	if err := a.Err(); err != nil {
 		return nil, err
 	}
 	_, payload, err := protocol.Marshal(&pb.NetMessageEntityCreate{ArchiveData: a.Bytes()})
 	return payload, err
+}
+
+// walkedCreate reports whether e's create for a client carries the walked copy in t
+// rather than e's own state: for every client but the owner, when e is replicated by
+// proximity (dead reckoning).
+func walkedCreate(e *sim.Entity, t *tracked, own bool) bool {
+	return !own && t != nil && e.Policy() == archive.Proximity
 }
 
 // debugDraw records the sweeps of the frame just stepped.
