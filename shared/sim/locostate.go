@@ -28,28 +28,27 @@ func (g *Game) SetLocomotion(id EntityID, st *locomotion.State) error {
 	e.changed = st.Frame
 	e.pos = mgl32.Vec2{st.Position[0], st.Position[1]}
 	e.yaw, e.speed = st.Yaw, st.Speed
-	path := e.loco.path[:0]
-	e.loco = locomotor{}
+	// The path's and arcs' storage is kept, idle or not: a client's rewind sets
+	// its avatar's state every correction, and the replay plans paths into it.
+	e.loco = locomotor{path: e.loco.path[:0], arcs: e.loco.arcs[:0]}
 	e.follow = follow{}
 	if moving {
 		e.loco.mode = PathMove
 		turns := false
 		for _, n := range st.Path {
-			path = append(path, mgl32.Vec2{n.Point[0], n.Point[1]})
+			e.loco.path = append(e.loco.path, mgl32.Vec2{n.Point[0], n.Point[1]})
 			turns = turns || n.Side != locomotion.None
 		}
-		e.loco.path = path
 		e.loco.next = int32(st.Goal)
 		// The arcs, as a Replication create takes them (one per node when
 		// any node turns); invalid ones are walked as straight corners, as
 		// the Walker does.
 		if turns {
-			arcs := make([]arc, len(st.Path))
-			for i, n := range st.Path {
-				arcs[i] = arc{side: n.Side, r: n.Radius}
+			for _, n := range st.Path {
+				e.loco.arcs = append(e.loco.arcs, arc{side: n.Side, r: n.Radius})
 			}
-			if validArcs(path, arcs) {
-				e.loco.arcs = arcs
+			if !validArcs(e.loco.path, e.loco.arcs) {
+				e.loco.arcs = e.loco.arcs[:0]
 			}
 		}
 	}

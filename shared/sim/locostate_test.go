@@ -87,3 +87,47 @@ func TestSetLocomotion(t *testing.T) {
 		t.Error("an unknown entity was set")
 	}
 }
+
+// TestSetLocomotionKeepsStorage: setting a state, idle or moving with turns, reuses
+// the entity's path and arcs storage (a client's rewind sets its avatar's state at
+// every correction, then replays path plans into it).
+func TestSetLocomotionKeepsStorage(t *testing.T) {
+	w, err := world.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sim.New(w, &sim.Options{NoPopulation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := g.Regions()[0]
+	id, err := g.Spawn(0, r.ID(), r.SpawnPoints()[0], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := locomotion.State{Entity: uint64(id), Position: mgl32.Vec3{r.SpawnPoints()[0][0], r.SpawnPoints()[0][1], 0}}
+	moving := idle
+	moving.Fields = locomotion.Moving
+	moving.Speed = 3
+	moving.Path = []locomotion.PathNode{
+		{Point: idle.Position},
+		{Point: idle.Position.Add(mgl32.Vec3{4, 0, 0}), Side: locomotion.Left, Radius: 0.5},
+		{Point: idle.Position.Add(mgl32.Vec3{4, 4, 0})},
+	}
+	moving.Goal = 1
+	allocs := testing.AllocsPerRun(20, func() {
+		for _, st := range []*locomotion.State{&moving, &idle, &moving} {
+			if err := g.SetLocomotion(id, st); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("SetLocomotion allocates %v times per idle and two moving states", allocs)
+	}
+	var got locomotion.State
+	g.Entity(id).LocomotionState(&got, g.Frame())
+	if got.Fields&locomotion.Moving == 0 || len(got.Path) != 3 || got.Path[1].Side != locomotion.Left || got.Path[1].Radius != 0.5 {
+		t.Errorf("after a moving state: %+v", got)
+	}
+}
