@@ -10,11 +10,9 @@ import (
 	"github.com/twinframe/twinframe/shared/world"
 )
 
-// SetLocomotion takes a state as a Replication create does, without rounding it
-// to the wire's grid: on the grid both give the same entity; off it, the values
-// stay exactly as given.
-func TestSetLocomotion(t *testing.T) {
-	t.Parallel()
+// unpopulated returns a game of the default world without its population.
+func unpopulated(t testing.TB) *sim.Game {
+	t.Helper()
 	w, err := world.LoadDefault()
 	if err != nil {
 		t.Fatal(err)
@@ -23,6 +21,15 @@ func TestSetLocomotion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return g
+}
+
+// SetLocomotion takes a state as a Replication create does, without rounding it
+// to the wire's grid: on the grid both give the same entity; off it, the values
+// stay exactly as given.
+func TestSetLocomotion(t *testing.T) {
+	t.Parallel()
+	g := unpopulated(t)
 	r := g.Regions()[0]
 	id, err := g.Spawn(0, r.ID(), r.SpawnPoints()[0], 0)
 	if err != nil {
@@ -92,14 +99,7 @@ func TestSetLocomotion(t *testing.T) {
 // the entity's path and arcs storage (a client's rewind sets its avatar's state at
 // every correction, then replays path plans into it).
 func TestSetLocomotionKeepsStorage(t *testing.T) {
-	w, err := world.LoadDefault()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := sim.New(w, &sim.Options{NoPopulation: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := unpopulated(t)
 	r := g.Regions()[0]
 	id, err := g.Spawn(0, r.ID(), r.SpawnPoints()[0], 0)
 	if err != nil {
