@@ -358,16 +358,23 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 					un, sn, den = -un, -sn, -den
 				}
 				if un >= 0 && un <= den {
-					s := sn / den
+					// s = min(max(sn/den, 0), 1), which also makes -0
+					// +0. The tests are on sn, so the branches need not
+					// wait for the division (nor the ends compute it):
+					// for den > 0, sn/den ≤ 0 exactly when sn ≤ 0, and
+					// sn/den rounds to a float32 above 1 exactly when
+					// sn > den·(1 + 2⁻²⁴) (ties round to 1), a product
+					// float64 holds exactly.
+					var s float32
 					how = 2
-					// = min(max(s, 0), 1), which also makes -0 +0.
-					if s <= 0 {
+					if sn <= 0 {
 						s = 0
-					} else if s > 1 {
+					} else if float64(sn) > float64(den)*(1+0x1p-24) {
 						s = 1
 					} else {
 						// p lies on the segment pos→goal, at un/den
 						// of its length: no square root, and b stays.
+						s = sn / den
 						how = 1
 						dg = dist - float32(dist*(un/den))
 					}
