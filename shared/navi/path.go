@@ -184,7 +184,11 @@ func (q *Query) corridor(best int32, r float32, path *Path) {
 		f := int(nextTab[e])
 		l, rt := xy{nu.p[e][0], nu.p[e][1]}, xy{nu.p[f][0], nu.p[f][1]}
 		corner := nu.corner>>e&1 | (nu.corner>>f&1)<<1
-		es[k] = portalEnds{t: t, p: [2]xy{l, rt}, corner: corner}
+		// Field by field: a composite literal is built on the stack by
+		// narrow stores and copied with 16-byte loads, which cannot be
+		// forwarded from them (a stall of each step's store).
+		ek := &es[k]
+		ek.t, ek.p[0], ek.p[1], ek.corner = t, l, rt, corner
 		if r > 0 && corner != 0 {
 			ex, ey := rt.x-l.x, rt.y-l.y
 			s := min(float32(r*nu.einv[e]), 0.5) // min(r/n, 0.5), as in search
