@@ -286,9 +286,9 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		} else {
 			it = q.pop()
 		}
-		t := it.t
+		t := it.t()
 		nt := &nodes[t]
-		if it.b != nt.b {
+		if it.b() != nt.b {
 			continue // stale: t was reached by a better entry since
 		}
 		if t == tg {
