@@ -184,7 +184,11 @@ func (q *Query) corridor(best int32, r float32, path *Path) {
 		f := int(nextTab[e])
 		l, rt := xy{nu.p[e][0], nu.p[e][1]}, xy{nu.p[f][0], nu.p[f][1]}
 		corner := nu.corner>>e&1 | (nu.corner>>f&1)<<1
-		es[k] = portalEnds{t: t, p: [2]xy{l, rt}, corner: corner}
+		// Field by field: a composite literal is built on the stack by
+		// narrow stores and copied with 16-byte loads, which cannot be
+		// forwarded from them (a stall of each step's store).
+		ek := &es[k]
+		ek.t, ek.p[0], ek.p[1], ek.corner = t, l, rt, corner
 		if r > 0 && corner != 0 {
 			ex, ey := rt.x-l.x, rt.y-l.y
 			s := min(float32(r*nu.einv[e]), 0.5) // min(r/n, 0.5), as in search
@@ -282,9 +286,9 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		} else {
 			it = q.pop()
 		}
-		t := it.t
+		t := it.t()
 		nt := &nodes[t]
-		if it.b != nt.b {
+		if it.b() != nt.b {
 			continue // stale: t was reached by a better entry since
 		}
 		if t == tg {
@@ -358,16 +362,23 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 					un, sn, den = -un, -sn, -den
 				}
 				if un >= 0 && un <= den {
-					s := sn / den
+					// s = min(max(sn/den, 0), 1), which also makes -0
+					// +0. The tests are on sn, so the branches need not
+					// wait for the division (nor the ends compute it):
+					// for den > 0, sn/den ≤ 0 exactly when sn ≤ 0, and
+					// sn/den rounds to a float32 above 1 exactly when
+					// sn > den·(1 + 2⁻²⁴) (ties round to 1), a product
+					// float64 holds exactly.
+					var s float32
 					how = 2
-					// = min(max(s, 0), 1), which also makes -0 +0.
-					if s <= 0 {
+					if sn <= 0 {
 						s = 0
-					} else if s > 1 {
+					} else if float64(sn) > float64(den)*(1+0x1p-24) {
 						s = 1
 					} else {
 						// p lies on the segment pos→goal, at un/den
 						// of its length: no square root, and b stays.
+						s = sn / den
 						how = 1
 						dg = dist - float32(dist*(un/den))
 					}

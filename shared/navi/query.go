@@ -57,16 +57,24 @@ func (n *node) entry() int { return int(n.tag&3) - 1 }
 // so the bits of f order like f. The triangle is also kept apart from the
 // key (in what would be padding): read from there, the next expansion's
 // loads do not wait for f (its square roots and division), so the CPU can
-// start them while it still computes f.
+// start them while it still computes f. b and t share one word: written as
+// two 4-byte stores, a word the heap then copies with an 8-byte load (pop
+// takes the last item, often the one just pushed) cannot be forwarded
+// from them, and the load waits until they reach the cache.
 type heapItem struct {
 	key uint64 // Float32bits(f)<<32 | t
-	b   float32
-	t   int32
+	bt  uint64 // Float32bits(b) | t<<32
 }
 
 func mkItem(f, b float32, t int32) heapItem {
-	return heapItem{uint64(math.Float32bits(f))<<32 | uint64(uint32(t)), b, t}
+	return heapItem{uint64(math.Float32bits(f))<<32 | uint64(uint32(t)), uint64(math.Float32bits(b)) | uint64(uint32(t))<<32}
 }
+
+// b is the item's b (see search): stale when the node's has changed.
+func (it heapItem) b() float32 { return math.Float32frombits(uint32(it.bt)) }
+
+// t is the item's triangle.
+func (it heapItem) t() int32 { return int32(it.bt >> 32) }
 
 func (it heapItem) f() float32 { return math.Float32frombits(uint32(it.key >> 32)) }
 
@@ -271,7 +279,7 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 		if it.f() > maxDist+r {
 			break
 		}
-		t := it.t
+		t := it.t()
 		tr := &m.tris[t]
 		if tr.Flags&flags == flags {
 			cp := m.closestInTriangle(t, p)
