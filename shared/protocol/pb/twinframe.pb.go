@@ -99,6 +99,10 @@ const (
 	ErrorCode_ERROR_CODE_REPLACED         ErrorCode = 10 // a newer session logged in with the same name
 	ErrorCode_ERROR_CODE_SHUTDOWN         ErrorCode = 11 // the server is stopping
 	ErrorCode_ERROR_CODE_INTERNAL         ErrorCode = 12
+	ErrorCode_ERROR_CODE_SERVER_FULL      ErrorCode = 13 // admission: the server is at its configured capacity
+	ErrorCode_ERROR_CODE_IDLE             ErrorCode = 14 // logged out after no input for the idle timeout
+	ErrorCode_ERROR_CODE_RATE_LIMITED     ErrorCode = 15 // a request refused because it came too often
+	ErrorCode_ERROR_CODE_BAD_SECRET       ErrorCode = 16 // the name belongs to an account and the secret does not match
 )
 
 // Enum value maps for ErrorCode.
@@ -117,6 +121,10 @@ var (
 		10: "ERROR_CODE_REPLACED",
 		11: "ERROR_CODE_SHUTDOWN",
 		12: "ERROR_CODE_INTERNAL",
+		13: "ERROR_CODE_SERVER_FULL",
+		14: "ERROR_CODE_IDLE",
+		15: "ERROR_CODE_RATE_LIMITED",
+		16: "ERROR_CODE_BAD_SECRET",
 	}
 	ErrorCode_value = map[string]int32{
 		"ERROR_CODE_NONE":             0,
@@ -132,6 +140,10 @@ var (
 		"ERROR_CODE_REPLACED":         10,
 		"ERROR_CODE_SHUTDOWN":         11,
 		"ERROR_CODE_INTERNAL":         12,
+		"ERROR_CODE_SERVER_FULL":      13,
+		"ERROR_CODE_IDLE":             14,
+		"ERROR_CODE_RATE_LIMITED":     15,
+		"ERROR_CODE_BAD_SECRET":       16,
 	}
 )
 
@@ -761,8 +773,12 @@ type NetMessageLogin struct {
 	Name            string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	DeityToken      *string                `protobuf:"bytes,2,opt,name=deityToken,proto3,oneof" json:"deityToken,omitempty"`
 	ProtocolVersion uint32                 `protobuf:"varint,3,opt,name=protocolVersion,proto3" json:"protocolVersion,omitempty"` // protocol.Version of the client's build
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The account's secret: the password chosen at its first login, or the token
+	// the server issued then (NetMessageLoginResult.issuedToken). Empty at a first
+	// login asks the server to issue a token.
+	Secret        *string `protobuf:"bytes,4,opt,name=secret,proto3,oneof" json:"secret,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NetMessageLogin) Reset() {
@@ -814,6 +830,13 @@ func (x *NetMessageLogin) GetProtocolVersion() uint32 {
 		return x.ProtocolVersion
 	}
 	return 0
+}
+
+func (x *NetMessageLogin) GetSecret() string {
+	if x != nil && x.Secret != nil {
+		return *x.Secret
+	}
+	return ""
 }
 
 // Walk to target. Inputs carry the client's sequence number (acknowledged in
@@ -1286,8 +1309,11 @@ type NetMessageLoginResult struct {
 	ErrorCode       ErrorCode              `protobuf:"varint,4,opt,name=errorCode,proto3,enum=twinframe.protocol.ErrorCode" json:"errorCode,omitempty"`
 	Error           string                 `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
 	ProtocolVersion uint32                 `protobuf:"varint,6,opt,name=protocolVersion,proto3" json:"protocolVersion,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Set only when this login created the account without a secret: the token to
+	// send as NetMessageLogin.secret from now on (the server keeps only its hash).
+	IssuedToken   string `protobuf:"bytes,7,opt,name=issuedToken,proto3" json:"issuedToken,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NetMessageLoginResult) Reset() {
@@ -1360,6 +1386,13 @@ func (x *NetMessageLoginResult) GetProtocolVersion() uint32 {
 		return x.ProtocolVersion
 	}
 	return 0
+}
+
+func (x *NetMessageLoginResult) GetIssuedToken() string {
+	if x != nil {
+		return x.IssuedToken
+	}
+	return ""
 }
 
 // Enter a region. tables are its configuration tables exactly as the server
@@ -2130,14 +2163,16 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x01x\x18\x01 \x01(\x02R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x02R\x01y\x12\x12\n" +
 	"\x04text\x18\x03 \x01(\tR\x04text\x12\x14\n" +
-	"\x05color\x18\x04 \x01(\aR\x05color\"\x83\x01\n" +
+	"\x05color\x18\x04 \x01(\aR\x05color\"\xab\x01\n" +
 	"\x0fNetMessageLogin\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
 	"\n" +
 	"deityToken\x18\x02 \x01(\tH\x00R\n" +
 	"deityToken\x88\x01\x01\x12(\n" +
-	"\x0fprotocolVersion\x18\x03 \x01(\rR\x0fprotocolVersionB\r\n" +
-	"\v_deityToken\"\x8d\x01\n" +
+	"\x0fprotocolVersion\x18\x03 \x01(\rR\x0fprotocolVersion\x12\x1b\n" +
+	"\x06secret\x18\x04 \x01(\tH\x01R\x06secret\x88\x01\x01B\r\n" +
+	"\v_deityTokenB\t\n" +
+	"\a_secret\"\x8d\x01\n" +
 	"\x10NetMessageMoveTo\x12\x1a\n" +
 	"\binputSeq\x18\x01 \x01(\rR\binputSeq\x12 \n" +
 	"\vclientFrame\x18\x02 \x01(\x04R\vclientFrame\x12;\n" +
@@ -2166,14 +2201,15 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x17NetMessageResyncRequest\x128\n" +
 	"\x06reason\x18\x01 \x01(\x0e2 .twinframe.protocol.ResyncReasonR\x06reason\x12\x16\n" +
 	"\x06detail\x18\x02 \x01(\tR\x06detail\x12 \n" +
-	"\vserverFrame\x18\x03 \x01(\x04R\vserverFrame\"\x8c\x02\n" +
+	"\vserverFrame\x18\x03 \x01(\x04R\vserverFrame\"\xae\x02\n" +
 	"\x15NetMessageLoginResult\x12&\n" +
 	"\x0eplayerEntityId\x18\x01 \x01(\x04R\x0eplayerEntityId\x12,\n" +
 	"\x04role\x18\x02 \x01(\x0e2\x18.twinframe.protocol.RoleR\x04role\x12 \n" +
 	"\vserverFrame\x18\x03 \x01(\x04R\vserverFrame\x12;\n" +
 	"\terrorCode\x18\x04 \x01(\x0e2\x1d.twinframe.protocol.ErrorCodeR\terrorCode\x12\x14\n" +
 	"\x05error\x18\x05 \x01(\tR\x05error\x12(\n" +
-	"\x0fprotocolVersion\x18\x06 \x01(\rR\x0fprotocolVersion\"\xb7\x01\n" +
+	"\x0fprotocolVersion\x18\x06 \x01(\rR\x0fprotocolVersion\x12 \n" +
+	"\vissuedToken\x18\a \x01(\tR\vissuedToken\"\xb7\x01\n" +
 	"\x16NetMessageRegionChange\x12\x1a\n" +
 	"\bregionId\x18\x01 \x01(\x05R\bregionId\x12?\n" +
 	"\x06tables\x18\x02 \x03(\v2'.twinframe.protocol.NetStructConfigFileR\x06tables\x12\x1e\n" +
@@ -2227,7 +2263,7 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\tROLE_NONE\x10\x00\x12\x0f\n" +
 	"\vROLE_PLAYER\x10\x01\x12\x0e\n" +
 	"\n" +
-	"ROLE_DEITY\x10\x02*\xec\x02\n" +
+	"ROLE_DEITY\x10\x02*\xd5\x03\n" +
 	"\tErrorCode\x12\x13\n" +
 	"\x0fERROR_CODE_NONE\x10\x00\x12\x19\n" +
 	"\x15ERROR_CODE_BAD_PACKET\x10\x01\x12\x1e\n" +
@@ -2242,7 +2278,11 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x13ERROR_CODE_REPLACED\x10\n" +
 	"\x12\x17\n" +
 	"\x13ERROR_CODE_SHUTDOWN\x10\v\x12\x17\n" +
-	"\x13ERROR_CODE_INTERNAL\x10\f*\xf9\x01\n" +
+	"\x13ERROR_CODE_INTERNAL\x10\f\x12\x1a\n" +
+	"\x16ERROR_CODE_SERVER_FULL\x10\r\x12\x13\n" +
+	"\x0fERROR_CODE_IDLE\x10\x0e\x12\x1b\n" +
+	"\x17ERROR_CODE_RATE_LIMITED\x10\x0f\x12\x19\n" +
+	"\x15ERROR_CODE_BAD_SECRET\x10\x10*\xf9\x01\n" +
 	"\fResyncReason\x12\x16\n" +
 	"\x12RESYNC_REASON_NONE\x10\x00\x12 \n" +
 	"\x1cRESYNC_REASON_UNKNOWN_ENTITY\x10\x01\x12\x1b\n" +
