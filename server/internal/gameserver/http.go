@@ -1,12 +1,15 @@
 package gameserver
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"html/template"
+	"io"
+	"math"
 	"net/http"
 	"net/http/pprof"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,8 +77,11 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "ok frame %d\n", t.LastFrame)
 }
 
-// serveXdump answers GET /xdump?q=COMMAND with a live dump: the player view, or
-// the deity view with the deity token.
+// serveXdump answers GET /xdump?q=COMMAND with a live dump: with the deity
+// token, the deity view; without, the anonymous view, which has no area of
+// interest and so holds no entity rows (configuration tables only). Anonymous
+// requests share their address's xdump rate limit with its sessions: over it,
+// 429 Too Many Requests with Retry-After.
 func (s *Server) serveXdump(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query().Get("q")
 	if q == "" {
@@ -85,28 +91,42 @@ func (s *Server) serveXdump(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(q, "xdump ") {
 		q = "xdump " + q
 	}
-	v := xdump.Viewer{ID: -1}
+	deity := false
 	if t, ok := token(r); ok {
 		if !s.checkToken(t) {
 			http.Error(w, "bad deity token", http.StatusUnauthorized)
 			return
 		}
-		v = xdump.Viewer{Deity: true}
+		deity = true
 	}
-	var out bytes.Buffer
-	var err error
+	if !deity {
+		if ok, wait := s.dumpLimits.allowAddr(clientAddr(r)); !ok {
+			s.metrics.xdumps.WithLabelValues("rate_limited").Inc()
+			w.Header().Set("Retry-After", strconv.Itoa(int(max(1, math.Ceil(wait.Seconds())))))
+			http.Error(w, fmt.Sprintf("xdump limit of %g a second per address (bursts of %g)",
+				s.dumpLimits.addr.rate, s.dumpLimits.addr.burst), http.StatusTooManyRequests)
+			return
+		}
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	if derr := s.do(ctx, func() { err = s.dump(&out, q, v) }); derr != nil {
-		http.Error(w, derr.Error(), http.StatusServiceUnavailable)
+	text, err := s.httpDump(ctx, q, deity)
+	switch {
+	case errors.Is(err, errDumpBusy):
+		s.metrics.xdumps.WithLabelValues("busy").Inc()
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, err.Error(), http.StatusTooManyRequests)
 		return
-	}
-	if err != nil {
+	case errors.Is(err, ErrStopped) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	case err != nil:
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	s.metrics.xdumps.WithLabelValues("ok").Inc()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write(out.Bytes())
+	_, _ = io.WriteString(w, text)
 }
 
 type statusRegion struct {

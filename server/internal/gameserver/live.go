@@ -1,9 +1,7 @@
 package gameserver
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"testing/fstest"
@@ -13,68 +11,8 @@ import (
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/world"
 	"github.com/twinframe/twinframe/shared/xdump"
+	"google.golang.org/protobuf/proto"
 )
-
-// maxDump caps an xdump response (the NetMessageXDumpResponse payload cap is 4 MiB).
-const maxDump = 4<<20 - 1024
-
-// dump runs an xdump command on the live state (in the loop): the configuration
-// and, as the entity and lost tables, the game's entities now and those destroyed
-// recently, each stamped with the frame it last changed, so that
-// "?timestamp>T" gives an incremental dump.
-func (s *Server) dump(out io.Writer, command string, v xdump.Viewer) error {
-	w := s.dumpWorld
-	w.Frame = int64(s.game.Frame())
-	w.State.Entities = w.State.Entities[:0]
-	for _, e := range s.game.Entities() {
-		w.State.Entities = append(w.State.Entities, entityRow(e))
-	}
-	w.State.Lost = append(w.State.Lost[:0], s.lost...)
-	return w.Xdump(out, command, v)
-}
-
-func entityRow(e *sim.Entity) world.Entity {
-	row := world.Entity{ID: int32(e.ID()), Prototype: e.Prototype(), Region: e.Region(), Pos: e.Pos(),
-		Yaw: e.Yaw(), Owner: e.Owner(), Timestamp: int64(e.ChangedFrame())}
-	if e.Mode() != sim.Idle {
-		row.State |= world.StateMoving
-		path, next := e.Path()
-		if len(path) > 0 {
-			row.Goal = path[len(path)-1]
-		}
-		if next >= 0 && next < len(path) {
-			if d := path[next].Sub(e.Pos()); d.Len() > 0 {
-				row.Vel = d.Normalize().Mul(e.Speed())
-			}
-		}
-	}
-	if e.Flags()&world.FlagStatic != 0 {
-		row.State |= world.StateStatic
-	}
-	return row
-}
-
-// xdumpReply answers a session's xdump request (in the loop).
-func (s *Server) xdumpReply(c *session, m *pb.NetMessageXDumpRequest) *pb.NetMessageXDumpResponse {
-	v := xdump.Viewer{ID: int(c.playerID)}
-	if c.role == pb.Role_ROLE_DEITY {
-		v = xdump.Viewer{Deity: true}
-	}
-	cmd := m.GetCommand()
-	if !strings.HasPrefix(strings.TrimSpace(cmd), "xdump") {
-		cmd = "xdump " + cmd
-	}
-	var out bytes.Buffer
-	r := &pb.NetMessageXDumpResponse{RequestId: m.GetRequestId()}
-	if err := s.dump(&out, cmd, v); err != nil {
-		r.Error = err.Error()
-	} else if out.Len() > maxDump {
-		r.Error = "xdump: response too large; narrow it with RECORDS or ?COND"
-	} else {
-		r.Text = out.String()
-	}
-	return r
-}
 
 // debugCommand applies a deity's debug command (in the loop).
 func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
@@ -102,9 +40,14 @@ func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
 // the step): the records become one more configuration file, named to load
 // after the others, and the world is loaded and verified from scratch exactly
 // like the configuration at start, so an error names that file, its line and
-// column. On success the game continues from a snapshot of its state in the new
-// world (whose navmeshes and blackout zones are rebuilt from the new tables),
-// and every client is sent the new region change, followed by its entities again.
+// column. A table an edit holds replaces that table whole. The edited tables
+// are then kept in their current form, not as the history of edits: the tables
+// clients get are the starting files followed by one file of every table
+// edited so far, as it is now (liveFile), and an edit that would make them
+// larger than maxRegionChange is refused before anything changes. On success
+// the game continues from a snapshot of its state in the new world (whose
+// navmeshes and blackout zones are rebuilt from the new tables), and every
+// client is sent the new region change, followed by its entities again.
 func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMessageLiveEditResponse {
 	resp := &pb.NetMessageLiveEditResponse{RequestId: m.GetRequestId(), Frame: s.game.Frame()}
 	name := fmt.Sprintf("zz-live-%04d.config", s.edits+1)
@@ -115,6 +58,7 @@ func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMe
 		resp.Error = err.Error()
 		return resp
 	}
+	edited := slices.Clone(s.edited)
 	for _, d := range data {
 		if d.Name == "entity" || d.Name == "lost" {
 			line := 0
@@ -124,20 +68,33 @@ func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMe
 			resp.Error = fmt.Sprintf("%s:%d: live edit of the game-state table %q is not supported yet", name, line, d.Name)
 			return resp
 		}
+		if !d.Meta && !slices.Contains(edited, d.Name) {
+			edited = append(edited, d.Name)
+		}
 	}
-	files := append(slices.Clone(s.tables), &pb.NetStructConfigFile{Name: name, Text: m.GetRecords()})
-	fsys := fstest.MapFS{}
-	for _, f := range files {
-		fsys[f.Name] = &fstest.MapFile{Data: []byte(f.Text)}
-	}
-	w, err := world.Load(fsys)
+	// The edit as a file after the current tables: its errors name its lines.
+	w, err := world.Load(filesFS(append(slices.Clone(s.tables), &pb.NetStructConfigFile{Name: name, Text: m.GetRecords()})))
 	if err != nil {
 		resp.Error = err.Error()
 		return resp
 	}
-	dw, err := world.Load(fsys)
+	reg := w.Registry()
+	slices.SortFunc(edited, func(a, b string) int { return reg.Table(a).Schema().UID - reg.Table(b).Schema().UID })
+	live, err := liveFile(w, edited)
 	if err != nil {
-		resp.Error = err.Error()
+		resp.Error = "live edit: " + err.Error()
+		return resp
+	}
+	files := append(slices.Clone(s.baseTables), live)
+	rc := &pb.NetMessageRegionChange{RegionId: s.region, Tables: files, TablesHash: make([]byte, 32), ServerFrame: s.game.Frame()}
+	if n := proto.Size(rc); n > s.maxTables {
+		resp.Error = fmt.Sprintf("live edit: refused, nothing applied: the tables would take %d bytes, over the %d bytes a region change may carry", n, s.maxTables)
+		return resp
+	}
+	// What the server runs is what clients load: the starting files and the
+	// edited tables as they now are.
+	if w, err = world.Load(filesFS(files)); err != nil {
+		resp.Error = "live edit: the merged tables do not load: " + err.Error()
 		return resp
 	}
 	snap, err := s.game.Snapshot()
@@ -155,7 +112,7 @@ func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMe
 		return resp
 	}
 	s.edits++
-	s.world, s.dumpWorld, s.game, s.tables = w, dw, g, files
+	s.world, s.game, s.tables, s.edited = w, g, files, edited
 	sum := protocol.HashConfigFiles(files)
 	s.hash = sum[:]
 	f := s.game.Frame()
@@ -166,4 +123,33 @@ func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMe
 	}
 	s.log.Info("live edit applied", "session", c.id, "file", name, "frame", f)
 	return resp
+}
+
+// maxRegionChange caps the tables a live edit may leave: a region change
+// carries them all, and must fit a client's 4 MiB message limit with room to spare.
+const maxRegionChange = 3 << 20
+
+// liveFileName is the file of the edited tables; it loads after the starting files.
+const liveFileName = "zz-live.config"
+
+// liveFile writes the named tables of w as one configuration file.
+func liveFile(w *world.World, tables []string) (*pb.NetStructConfigFile, error) {
+	var b strings.Builder
+	b.WriteString("# Tables changed by live edits, as they are now.\n")
+	reg := w.Registry()
+	for _, n := range tables {
+		if err := reg.WriteConfig(&b, reg.Table(n)); err != nil {
+			return nil, err
+		}
+	}
+	return &pb.NetStructConfigFile{Name: liveFileName, Text: b.String()}, nil
+}
+
+// filesFS is configuration files as a file system for world.Load.
+func filesFS(files []*pb.NetStructConfigFile) fstest.MapFS {
+	fsys := fstest.MapFS{}
+	for _, f := range files {
+		fsys[f.Name] = &fstest.MapFile{Data: []byte(f.Text)}
+	}
+	return fsys
 }

@@ -29,6 +29,8 @@ type metrics struct {
 	messagesIn    prometheus.Counter
 	messagesOut   prometheus.Counter
 	disconnects   *prometheus.CounterVec
+	xdumps        *prometheus.CounterVec
+	inputsDropped *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -55,9 +57,13 @@ func newMetrics() *metrics {
 			Help: "Protocol messages queued for sending."}),
 		disconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "twinframe_disconnects_total",
 			Help: "Connections ended, by reason."}, []string{"reason"}),
+		xdumps: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "twinframe_xdump_requests_total",
+			Help: "Xdump requests (websocket and HTTP), by result: ok, rate_limited, busy."}, []string{"result"}),
+		inputsDropped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "twinframe_inputs_dropped_total",
+			Help: "Player inputs dropped, by reason (rate: over the per-frame cap)."}, []string{"reason"}),
 	}
 	for _, c := range []prometheus.Collector{m.frameDuration, m.frameLateness, m.framesDropped, m.sessions,
-		m.bytesIn, m.bytesOut, m.messagesIn, m.messagesOut, m.disconnects,
+		m.bytesIn, m.bytesOut, m.messagesIn, m.messagesOut, m.disconnects, m.xdumps, m.inputsDropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}

@@ -49,8 +49,8 @@ func TestIncrementalDump(t *testing.T) {
 	s.inLoop(t, func() { t1 = s.game.Frame() })
 	s.waitFrame(t, t1+2) // the mover has moved; replication has seen the destroy
 	q := "?timestamp>" + strconv.FormatUint(t0, 10)
-	_, ents := get(t, s.ts.URL+"/xdump?q=entity+*"+q, "")
-	_, lost := get(t, s.ts.URL+"/xdump?q=lost+*"+q, "")
+	_, ents := get(t, s.ts.URL+"/xdump?q=entity+*"+q, testToken)
+	_, lost := get(t, s.ts.URL+"/xdump?q=lost+*"+q, testToken)
 	rows := func(dump string) []string {
 		var ids []string
 		for _, l := range strings.Split(strings.TrimSpace(dump), "\n")[1:] {

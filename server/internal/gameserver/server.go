@@ -51,6 +51,22 @@ type Config struct {
 	SaveEvery      time.Duration // periodic save of every avatar (5 min)
 	WriteTimeout   time.Duration // one websocket write (5 s)
 	LoginTimeout   time.Duration // from connect to login (10 s)
+	// Inputs (move, stop, fire) a player may have applied: MaxInputsPerFrame a
+	// frame on average, in bursts of at most twice that (4); the excess is dropped
+	// and counted (twinframe_inputs_dropped_total). A session that has inputs
+	// dropped in InputFloodSeconds consecutive seconds is disconnected as a
+	// flood (3).
+	MaxInputsPerFrame int
+	InputFloodSeconds int
+	// Xdump requests of players (sessions and anonymous HTTP), as token buckets:
+	// XDumpRate a second per session in bursts of XDumpBurst (4, 8), and
+	// XDumpAddrRate a second per client address in bursts of XDumpAddrBurst
+	// (16, 32). A deity is not limited.
+	XDumpRate      float64
+	XDumpBurst     int
+	XDumpAddrRate  float64
+	XDumpAddrBurst int
+	DumpWorkers    int // dumps encoded at once, off the frame loop (1)
 	// Clients walk other entities along their replicated paths (replica.Remote),
 	// so by default their locomotion (Proximity policy) is sent only when the
 	// command changes (new path, goal, stop or speed), when they start, stop or
@@ -101,6 +117,13 @@ func (c *Config) defaults() error {
 	setDefault(&c.SaveEvery, 5*time.Minute)
 	setDefault(&c.WriteTimeout, 5*time.Second)
 	setDefault(&c.LoginTimeout, 10*time.Second)
+	setDefault(&c.MaxInputsPerFrame, 4)
+	setDefault(&c.InputFloodSeconds, 3)
+	setDefault(&c.XDumpRate, 4)
+	setDefault(&c.XDumpBurst, 8)
+	setDefault(&c.XDumpAddrRate, 16)
+	setDefault(&c.XDumpAddrBurst, 32)
+	setDefault(&c.DumpWorkers, 1)
 	if c.Clock == nil {
 		c.Clock = WallClock()
 	}
@@ -125,11 +148,21 @@ type Server struct {
 	metrics *metrics
 	saver   *saver
 
-	world     *world.World // the game's world (must not change while the game uses it)
-	dumpWorld *world.World // a second copy whose State the loop fills for live dumps
-	tables    []*pb.NetStructConfigFile
-	hash      []byte
-	region    int32 // the region players enter
+	world  *world.World // the game's world (must not change while the game uses it)
+	tables []*pb.NetStructConfigFile
+	hash   []byte
+	region int32 // the region players enter
+	// Live edits (live.go): the configuration files the server started with, and
+	// the tables edits replaced, in their current form.
+	baseTables []*pb.NetStructConfigFile
+	edited     []string // names of the tables edited, in uid order
+	maxTables  int      // bytes a region change may take (maxRegionChange)
+
+	// Dumps (dump.go).
+	dumpLimits    *dumpLimiter
+	dumpSem       chan struct{} // one token per encoder at work
+	dumpWG        sync.WaitGroup
+	dumpsInFlight atomic.Int64 // dumps queued or encoding
 
 	// Requests to the loop, run at the next frame boundary.
 	reqs    chan func()
@@ -162,6 +195,9 @@ type Server struct {
 	pk        protocol.Packet
 	rb        replBuffers // replication scratch (replicate.go)
 	replFrame uint64      // the game frame replicated last
+	loopFrame uint64      // the frame loop's frame number
+	dumpJobs  []*dumpJob  // this frame's dump requests
+	dumpStats dumpStats
 }
 
 // New loads the world and builds the game. It does not start the frame loop.
@@ -183,12 +219,10 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.tables = append(s.tables, &pb.NetStructConfigFile{Name: n, Text: string(b)})
 	}
+	s.baseTables, s.maxTables = slices.Clone(s.tables), maxRegionChange
 	sum := protocol.HashConfigFiles(s.tables)
 	s.hash = sum[:]
 	if s.world, err = world.Load(cfg.Files); err != nil {
-		return nil, err
-	}
-	if s.dumpWorld, err = world.Load(cfg.Files); err != nil {
 		return nil, err
 	}
 	s.game, err = sim.New(s.world, &sim.Options{Seed: cfg.Seed, NoPopulation: cfg.NoPopulation})
@@ -200,6 +234,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.region = s.game.Regions()[0].ID()
 	s.metrics = newMetrics()
+	s.dumpLimits = newDumpLimiter(&s.cfg)
+	s.dumpSem = make(chan struct{}, s.cfg.DumpWorkers)
 	s.saver = newSaver(cfg.Store, s.log)
 	s.pk.Limits = serverPacketLimits
 	for _, e := range s.game.Entities() {
@@ -248,6 +284,7 @@ func (s *Server) Run(ctx context.Context) error {
 	// Shutdown: stop taking requests, run those already queued.
 	close(s.done)
 	s.runRequests()
+	s.dropDumps()
 	var saves []store.Save
 	for _, c := range s.sessions {
 		c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "server shutting down")
@@ -260,7 +297,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.saver.stop(saves)
 	<-saverDone
 	waited := make(chan struct{})
-	go func() { s.conns.Wait(); close(waited) }()
+	go func() { s.conns.Wait(); s.dumpWG.Wait(); close(waited) }()
 	select {
 	case <-waited:
 	case <-time.After(5 * time.Second):
@@ -317,6 +354,7 @@ func (s *Server) frame(loopFrame uint64) error {
 	if s.cfg.FrameStart != nil {
 		s.cfg.FrameStart(loopFrame)
 	}
+	s.loopFrame = loopFrame
 	s.runRequests()
 	// 1. Inputs: drain the inboxes; drop sessions that ended.
 	n := 0
@@ -354,6 +392,7 @@ func (s *Server) frame(loopFrame uint64) error {
 	// 6. Replication (with the loop's timings once a second).
 	s.queueFrameStats()
 	s.replicate(stepped)
+	s.dispatchDumps()
 	s.onFrame(stepped)
 	if s.cfg.FrameWork != nil {
 		s.cfg.FrameWork(loopFrame)

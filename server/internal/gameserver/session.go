@@ -37,10 +37,12 @@ type session struct {
 	name     string
 	playerID int64
 	role     pb.Role
+	addr     string // the client's host: the key of per-address rate limits
 
 	mu        sync.Mutex
 	inbox     []proto.Message
-	code      pb.ErrorCode // why it ended (NONE: the client left)
+	dumped    []*pb.NetMessageXDumpResponse // finished dumps for the next packet (dump.go)
+	code      pb.ErrorCode                  // why it ended (NONE: the client left)
 	why       string
 	slow      bool
 	everEnded bool
@@ -58,6 +60,13 @@ type session struct {
 	draw      bool
 	add, rem  []uint64
 	rs        resyncState // resync.go
+	// Rate limits: xdump requests (dump.go) and inputs (drain).
+	dumpBucket  tokenBucket
+	dumpRefused int    // xdump requests refused since the last one taken
+	inTokens    int    // inputs the session may still have applied
+	inStarted   bool   // inTokens has been filled
+	inDropSec   uint64 // 1 + the loop's second in which an input was last dropped (0: never)
+	inFloodSecs int    // consecutive seconds with inputs dropped
 }
 
 type queuedInput struct {
@@ -150,7 +159,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	conn.SetReadLimit(-1) // the reader caps each message itself, with a reason
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &session{id: s.nextID.Add(1), conn: conn, srv: s, ctx: ctx, cancel: cancel,
-		out: make(chan []byte, s.cfg.OutboxSize), free: make(chan []byte, s.cfg.OutboxSize)}
+		out: make(chan []byte, s.cfg.OutboxSize), free: make(chan []byte, s.cfg.OutboxSize), addr: clientAddr(r)}
 	readCtx, stopRead := context.WithCancel(context.Background())
 	defer stopRead()
 	writerDone := make(chan struct{})
@@ -451,10 +460,17 @@ func (s *Server) closeConn(c *session) {
 // drain moves the session's inbox into the loop: inputs are queued for the frame
 // they are stamped with; requests are answered in this frame's packet.
 func (s *Server) drain(c *session) {
+	c.takeDumped()
 	c.mu.Lock()
 	msgs := c.inbox
 	c.inbox = nil
 	c.mu.Unlock()
+	capIn := s.cfg.MaxInputsPerFrame
+	if !c.inStarted {
+		c.inTokens, c.inStarted = 2*capIn, true
+	} else {
+		c.inTokens = min(2*capIn, c.inTokens+capIn)
+	}
 	for _, m := range msgs {
 		var q queuedInput
 		switch m := m.(type) {
@@ -471,7 +487,10 @@ func (s *Server) drain(c *session) {
 				ClientFrame: m.GetClientFrame(), ServerFrame: s.game.Frame()})
 			continue
 		case *pb.NetMessageXDumpRequest:
-			c.replies = append(c.replies, s.xdumpReply(c, m))
+			s.xdumpRequest(c, m)
+			if c.closed() {
+				return
+			}
 			continue
 		case *pb.NetMessageDebugCommand:
 			s.debugCommand(c, m)
@@ -493,6 +512,13 @@ func (s *Server) drain(c *session) {
 				Text: fmt.Sprintf("input %d out of sequence", q.seq)})
 			continue
 		}
+		if c.inTokens == 0 {
+			if !s.dropInput(c) {
+				return
+			}
+			continue
+		}
+		c.inTokens--
 		if len(c.pending) >= s.cfg.InboxSize {
 			c.fail(pb.ErrorCode_ERROR_CODE_FLOOD, "too many pending inputs")
 			return
@@ -502,6 +528,30 @@ func (s *Server) drain(c *session) {
 		q.frame = min(max(q.frame, next), next+s.cfg.MaxInputLead)
 		c.pending = append(c.pending, q)
 	}
+}
+
+// dropInput drops an input over the session's rate (in drain) and counts it; a
+// session that has inputs dropped in InputFloodSeconds consecutive seconds is
+// disconnected as a flood, and dropInput returns false.
+func (s *Server) dropInput(c *session) bool {
+	s.metrics.inputsDropped.WithLabelValues("rate").Inc()
+	perSec := max(1, uint64(time.Second/s.cfg.Period))
+	sec := s.loopFrame/perSec + 1
+	switch c.inDropSec {
+	case sec:
+		return true
+	case sec - 1:
+		c.inFloodSecs++
+	default:
+		c.inFloodSecs = 1
+	}
+	c.inDropSec = sec
+	if c.inFloodSecs >= s.cfg.InputFloodSeconds {
+		c.fail(pb.ErrorCode_ERROR_CODE_FLOOD, fmt.Sprintf("more than %d inputs a frame for %d s",
+			s.cfg.MaxInputsPerFrame, s.cfg.InputFloodSeconds))
+		return false
+	}
+	return true
 }
 
 // applyInputs enqueues the session's inputs due at frame f, in sequence order.
