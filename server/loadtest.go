@@ -35,13 +35,14 @@ import (
 // after that window, so that it does not colour the load figures: work is
 // injected inside the frame through gameserver.Config.FrameWork.
 
-const loadtestUsage = `usage: server loadtest -bots N -duration D [-report FILE] [-find-max] [-overload X] [-cpuprofile F] [-memprofile F]`
+const loadtestUsage = `usage: server loadtest -bots N -duration D [-report FILE] [-find-max] [-overload X] [-xdump-flood N] [-cpuprofile F] [-memprofile F]`
 
 type loadConfig struct {
-	bots     int
-	duration time.Duration
-	report   string
-	seed     uint64
+	bots       int
+	xdumpFlood int // bots that also flood xdump requests
+	duration   time.Duration
+	report     string
+	seed       uint64
 	// find-max: start at bots, add step until a run does not hold 20 Hz (or
 	// maxBots), then bisect down to step/4.
 	findMax bool
@@ -67,6 +68,7 @@ func loadtestCommand(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	var cfg loadConfig
 	fl.IntVar(&cfg.bots, "bots", 50, "bot `clients` (with -find-max: the first count tried)")
+	fl.IntVar(&cfg.xdumpFlood, "xdump-flood", 0, "this many of the `bots` also dump the whole world, table after table, as fast as the xdump rate limits allow")
 	fl.DurationVar(&cfg.duration, "duration", 10*time.Second, "measured `time` once every bot has joined (each run, with -find-max)")
 	fl.StringVar(&cfg.report, "report", "", "write the JSON report to `file`")
 	fl.Uint64Var(&cfg.seed, "seed", 1, "`seed` of the game and the bots")
@@ -97,8 +99,8 @@ func loadtestCommand(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if cfg.bots <= 0 || cfg.bots > 5000 || cfg.duration <= 0 || cfg.step <= 0 || cfg.maxBots < cfg.bots ||
-		cfg.overload < 0 || cfg.overloadFor <= 0 || cfg.recoverFor <= 0 || cfg.joinTimeout <= 0 {
-		fmt.Fprintf(stderr, "server: loadtest: -bots (1 to 5000), -duration, -step, -overload-for, -recover-for and -join-timeout must be positive, -max-bots at least -bots, -overload not negative\n")
+		cfg.overload < 0 || cfg.xdumpFlood < 0 || cfg.xdumpFlood > cfg.bots || cfg.overloadFor <= 0 || cfg.recoverFor <= 0 || cfg.joinTimeout <= 0 {
+		fmt.Fprintf(stderr, "server: loadtest: -bots (1 to 5000), -duration, -step, -overload-for, -recover-for and -join-timeout must be positive, -max-bots at least -bots, -overload not negative, -xdump-flood 0 to -bots\n")
 		return 2
 	}
 	level := slog.LevelWarn + 100
@@ -148,7 +150,7 @@ func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 	}
 	rep.LoadAverage.Start = loadAverage()
 	joinStart := time.Now()
-	bots, bots0, err := startBotProc(ls.url, cfg.bots, cfg.seed, cfg.joinTimeout, cfg.botsNice, cfg.verbose, cfg.stderr)
+	bots, bots0, err := startBotProc(ls.url, cfg.bots, cfg.xdumpFlood, cfg.seed, cfg.joinTimeout, cfg.botsNice, cfg.verbose, cfg.stderr)
 	rep.JoinSeconds = time.Since(joinStart).Seconds()
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errNotJoined, err)

@@ -42,12 +42,15 @@ type botStatus struct {
 	Ended        map[string]int `json:"ended"` // connections ended, by the client's error
 	StepErrs     int64          `json:"stepErrors"`
 	LateTicks    int64          `json:"lateTicks"`
+	XDumpsOK     int64          `json:"xdumpsOK"`      // -xdump-flood: dumps answered
+	XDumpsRefuse int64          `json:"xdumpsRefused"` // and refused (rate limited)
 }
 
 func (p *botPool) status() botStatus {
 	st := botStatus{CPUNanos: int64(cputime.Process()), PeakRSSBytes: peakRSS()}
 	st.Connected, st.Ended = p.connected()
 	st.StepErrs, st.LateTicks = p.stepErrs.Load(), p.late.Load()
+	st.XDumpsOK, st.XDumpsRefuse = p.dumpsOK.Load(), p.dumpsRefuse.Load()
 	return st
 }
 
@@ -57,6 +60,7 @@ func loadtestBotsCommand(args []string, stdin io.Reader, stdout, stderr io.Write
 	fl.SetOutput(stderr)
 	url := fl.String("url", "", "the server's websocket `url`")
 	n := fl.Int("bots", 1, "bot `clients`")
+	flood := fl.Int("xdump-flood", 0, "`bots` that also flood the server with xdump requests")
 	seed := fl.Uint64("seed", 1, "`seed` of the bots")
 	timeout := fl.Duration("join-timeout", time.Minute, "longest join")
 	verbose := fl.Bool("v", false, "log the clients' messages")
@@ -70,7 +74,7 @@ func loadtestBotsCommand(args []string, stdin io.Reader, stdout, stderr io.Write
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	enc := json.NewEncoder(stdout)
-	pool, err := joinBots(context.Background(), *url, *n, *seed, *timeout, log)
+	pool, err := joinBots(context.Background(), *url, *n, *flood, *seed, *timeout, log)
 	if err != nil {
 		_ = enc.Encode(botStatus{Err: err.Error()})
 		return 1
@@ -103,12 +107,12 @@ type botProc struct {
 
 // startBotProc starts the child with n bots on url, at niceness nice (0: the
 // parent's) when nice(1) is on PATH, and waits until they have joined.
-func startBotProc(url string, n int, seed uint64, joinTimeout time.Duration, nice int, verbose bool, stderr io.Writer) (*botProc, botStatus, error) {
+func startBotProc(url string, n, flood int, seed uint64, joinTimeout time.Duration, nice int, verbose bool, stderr io.Writer) (*botProc, botStatus, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, botStatus{}, err
 	}
-	args := []string{exe, "loadtest-bots", "-url", url, "-bots", strconv.Itoa(n), "-seed", strconv.FormatUint(seed, 10),
+	args := []string{exe, "loadtest-bots", "-url", url, "-bots", strconv.Itoa(n), "-xdump-flood", strconv.Itoa(flood), "-seed", strconv.FormatUint(seed, 10),
 		"-join-timeout", joinTimeout.String(), "-v=" + strconv.FormatBool(verbose)}
 	p := &botProc{}
 	if nice != 0 {

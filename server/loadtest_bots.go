@@ -12,6 +12,7 @@ import (
 
 	"github.com/twinframe/twinframe/client"
 	"github.com/twinframe/twinframe/client/bot"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
 )
 
@@ -22,7 +23,10 @@ type botPool struct {
 	stepErrs atomic.Int64 // Step errors other than a full input queue
 	late     atomic.Int64 // ticks the pacing goroutine skipped because stepping every bot took longer than a period
 	stop     chan struct{}
-	done     chan struct{}
+	// -xdump-flood: the bots that also dump, and their answers.
+	flooders             []*flooder
+	dumpsOK, dumpsRefuse atomic.Int64
+	done                 chan struct{}
 }
 
 // joinConcurrency bounds the logins in flight: each waits for the store and a
@@ -30,11 +34,16 @@ type botPool struct {
 const joinConcurrency = 16
 
 // joinBots connects n bots to url and waits until each has its avatar.
-func joinBots(ctx context.Context, url string, n int, seed uint64, timeout time.Duration, log *slog.Logger) (*botPool, error) {
+// The first flood of them also flood the server with xdump requests once play starts.
+func joinBots(ctx context.Context, url string, n, flood int, seed uint64, timeout time.Duration, log *slog.Logger) (*botPool, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	p := &botPool{bots: make([]*bot.Bot, n), stop: make(chan struct{}), done: make(chan struct{})}
 	errs := make([]error, n)
+	p.flooders = make([]*flooder, min(flood, n))
+	for i := range p.flooders {
+		p.flooders[i] = &flooder{answers: make(chan *pb.NetMessageXDumpResponse, 16), ok: &p.dumpsOK, refused: &p.dumpsRefuse}
+	}
 	sem := make(chan struct{}, joinConcurrency)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -42,7 +51,11 @@ func joinBots(ctx context.Context, url string, n int, seed uint64, timeout time.
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			c, err := client.Dial(ctx, url, &client.Options{Name: fmt.Sprintf("load%04d", i), Logger: log})
+			opt := &client.Options{Name: fmt.Sprintf("load%04d", i), Logger: log}
+			if i < len(p.flooders) {
+				opt.OnMessage = p.flooders[i].onMessage
+			}
+			c, err := client.Dial(ctx, url, opt)
 			if err == nil {
 				if err = c.WaitReady(ctx); err != nil {
 					_ = c.Close()
@@ -100,6 +113,12 @@ func joinErrors(errs []error) error {
 // comes while the last one's steps are still running is skipped and counted.
 func (p *botPool) play(period time.Duration) {
 	defer close(p.done)
+	var floods sync.WaitGroup
+	defer floods.Wait()
+	for i, f := range p.flooders {
+		floods.Add(1)
+		go func() { defer floods.Done(); f.run(p.bots[i].C, p.stop) }()
+	}
 	t := time.NewTicker(period)
 	defer t.Stop()
 	last := time.Now()

@@ -76,10 +76,17 @@ type loadReport struct {
 		End   string `json:"end"`
 	} `json:"loadAverage"`
 	Overload *overloadReport `json:"overload,omitempty"`
+	// XDumpFlood is how many bots also flooded xdump requests (-xdump-flood), and
+	// XDumps what the server made of them over the window.
+	XDumpFlood int `json:"xdumpFlood,omitempty"`
+	XDumps     *struct {
+		OK      int64 `json:"ok"`
+		Refused int64 `json:"refused"` // rate limited
+	} `json:"xdumps,omitempty"`
 }
 
 func newLoadReport(cfg loadConfig) *loadReport {
-	return &loadReport{HoldsRule: holdsRule, Bots: cfg.bots, Seed: cfg.seed,
+	return &loadReport{HoldsRule: holdsRule, Bots: cfg.bots, Seed: cfg.seed, XDumpFlood: cfg.xdumpFlood,
 		Disconnects: map[string]uint64{}, ClientsEnded: map[string]int{}}
 }
 
@@ -117,6 +124,12 @@ func (r *loadReport) fill(w *window, reports []frameclock.Report, t gameserver.T
 		b.Cores = b.CPUSeconds / r.WallSeconds
 	}
 	b.PeakRSSBytes, b.StepErrs, b.LateTicks = bots1.PeakRSSBytes, bots1.StepErrs-bots0.StepErrs, bots1.LateTicks-bots0.LateTicks
+	if r.XDumpFlood > 0 {
+		r.XDumps = &struct {
+			OK      int64 `json:"ok"`
+			Refused int64 `json:"refused"`
+		}{bots1.XDumpsOK - bots0.XDumpsOK, bots1.XDumpsRefuse - bots0.XDumpsRefuse}
+	}
 }
 
 // judge decides whether the run held 20 Hz (holdsRule).
@@ -151,6 +164,9 @@ func (r *loadReport) summary(w io.Writer) {
 	}
 	if b := r.BotProcess; b.LateTicks > 0 || b.StepErrs > 0 || r.LostReports > 0 {
 		fmt.Fprintf(w, "loadtest: %d bot ticks skipped, %d bot step errors, %d frame reports lost\n", b.LateTicks, b.StepErrs, r.LostReports)
+	}
+	if d := r.XDumps; d != nil {
+		fmt.Fprintf(w, "loadtest: xdump flood by %d bots: %d dumps answered, %d refused (rate limited) over the window\n", r.XDumpFlood, d.OK, d.Refused)
 	}
 	if o := r.Overload; o != nil {
 		o.summary(w)
