@@ -46,8 +46,12 @@ func TestInputCap(t *testing.T) {
 	if err := c.send(moves(64)...); err != nil {
 		t.Fatal(err)
 	}
-	f := r.lastFrame
-	for r.lastFrame < f+5 {
+	// Until the server has acknowledged some, then a few frames more (the
+	// client may read frames sent before the inputs arrived).
+	for r.ack == 0 {
+		r.apply(t, c.next(wait))
+	}
+	for f := r.lastFrame; r.lastFrame < f+5; {
 		r.apply(t, c.next(wait))
 	}
 	if r.ack != 8 {
