@@ -375,11 +375,22 @@ func (s *Store) Player(ctx context.Context, name string) (Player, error) {
 	return p, nil
 }
 
-// SaveAll stores every save in one transaction: all commit, or none.
+// SaveError is a save the store refuses for good (ErrNotFound, ErrTooLarge):
+// retrying it cannot help, unlike a full disk or a busy database.
+type SaveError struct {
+	PlayerID int64
+	Err      error
+}
+
+func (e *SaveError) Error() string { return fmt.Sprintf("store: save player %d: %v", e.PlayerID, e.Err) }
+func (e *SaveError) Unwrap() error { return e.Err }
+
+// SaveAll stores every save in one transaction: all commit, or none. A save the
+// store refuses for good fails the batch with a *SaveError naming it.
 func (s *Store) SaveAll(ctx context.Context, saves []Save) error {
 	for _, sv := range saves {
 		if len(sv.Avatar) > MaxAvatarBytes {
-			return fmt.Errorf("%w: player %d, %d bytes > %d", ErrTooLarge, sv.PlayerID, len(sv.Avatar), MaxAvatarBytes)
+			return &SaveError{sv.PlayerID, fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, len(sv.Avatar), MaxAvatarBytes)}
 		}
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
@@ -395,11 +406,24 @@ func (s *Store) SaveAll(ctx context.Context, saves []Save) error {
 				return fmt.Errorf("store: save player %d: %w", sv.PlayerID, err)
 			}
 			if n, _ := res.RowsAffected(); n != 1 {
-				return fmt.Errorf("store: save player %d: %w", sv.PlayerID, ErrNotFound)
+				return &SaveError{sv.PlayerID, ErrNotFound}
 			}
 		}
 		return nil
 	})
+}
+
+// LimitPages caps the database at pages pages on this connection (PRAGMA
+// max_page_count; never below its current size) and returns the cap in force:
+// writes that would grow it fail with SQLITE_FULL, as on a full disk. Zero
+// lifts the cap. It is a quota for operators and how tests fill the store.
+func (s *Store) LimitPages(ctx context.Context, pages int64) (int64, error) {
+	if pages <= 0 {
+		pages = 0xfffffffe // SQLite's largest page count
+	}
+	var got int64
+	err := s.db.QueryRowContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages)).Scan(&got)
+	return got, err
 }
 
 // SaveAvatar stores one player's avatar.
