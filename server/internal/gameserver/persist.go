@@ -114,14 +114,14 @@ type saver struct {
 	mu                     sync.Mutex
 	minBackoff, maxBackoff time.Duration // between failed attempts (100 ms doubling to 10 s)
 	flushFor               time.Duration // how long shutdown keeps retrying (10 s)
-	pending  map[int64]waiting
-	order    []int64 // players in the order their first pending save came
-	inflight map[int64]waiting
-	wake     chan struct{}
-	stopc    chan struct{} // closed by stop
-	stopped  bool
-	degraded error   // the last attempt's error; nil once a write succeeds
-	dropped  []error // saves given up on, reported by err
+	pending                map[int64]waiting
+	order                  []int64 // players in the order their first pending save came
+	inflight               map[int64]waiting
+	wake                   chan struct{}
+	stopc                  chan struct{} // closed by stop
+	stopped                bool
+	degraded               error   // the last attempt's error; nil once a write succeeds
+	dropped                []error // saves given up on, reported by err
 }
 
 // waiting is a save not yet committed, with when the oldest progress it holds

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -104,7 +105,7 @@ func TestOpenRefusesDamagedStore(t *testing.T) {
 	cases := []struct {
 		name   string
 		damage func(t *testing.T, path string)
-		want   string // $DB stands for the path
+		want   string // $DB stands for the path, $N for SchemaVersion
 	}{
 		{"index page overwritten", func(t *testing.T, path string) {
 			off, size := pageOf(t, path, "sqlite_autoindex_players_1")
@@ -134,7 +135,7 @@ func TestOpenRefusesDamagedStore(t *testing.T) {
 		}, "store: $DB: cannot read the database: file is not a database; restore a backup or run sqlite3 .recover"},
 		{"newer schema", func(t *testing.T, path string) {
 			rawDB(t, path, "PRAGMA user_version = 99")
-		}, "store: $DB: schema version 99 is newer than this server's (1); run the server version that wrote it, or restore a backup"},
+		}, "store: $DB: schema version 99 is newer than this server's ($N); run the server version that wrote it, or restore a backup"},
 		{"foreign tables", func(t *testing.T, path string) {
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
@@ -165,7 +166,7 @@ func TestOpenRefusesDamagedStore(t *testing.T) {
 				s.Close()
 				t.Fatal("Open accepted the damaged store")
 			}
-			if got, want := err.Error(), strings.ReplaceAll(tc.want, "$DB", path); got != want {
+			if got, want := err.Error(), strings.NewReplacer("$DB", path, "$N", strconv.Itoa(SchemaVersion)).Replace(tc.want); got != want {
 				t.Errorf("Open error:\n got %q\nwant %q", got, want)
 			}
 		})

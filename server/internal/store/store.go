@@ -17,6 +17,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -178,7 +179,8 @@ func (s *Store) checkSchema(ctx context.Context, version int) error {
 	if err != nil {
 		return fmt.Errorf("reading the schema: %v; %s", sqliteText(err), adviceRestore)
 	}
-	for name, w := range want {
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		w := want[name]
 		g, ok := got[name]
 		switch {
 		case !ok && version == 0:
@@ -382,7 +384,9 @@ type SaveError struct {
 	Err      error
 }
 
-func (e *SaveError) Error() string { return fmt.Sprintf("store: save player %d: %v", e.PlayerID, e.Err) }
+func (e *SaveError) Error() string {
+	return fmt.Sprintf("store: save player %d: %v", e.PlayerID, e.Err)
+}
 func (e *SaveError) Unwrap() error { return e.Err }
 
 // SaveAll stores every save in one transaction: all commit, or none. A save the
