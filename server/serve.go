@@ -32,7 +32,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	token := fl.String("deity-token", os.Getenv("TWINFRAME_DEITY_TOKEN"),
 		"deity `token` (env TWINFRAME_DEITY_TOKEN; random and printed when unset)")
 	origins := fl.String("allow-origin", "", "comma-separated cross-origin host `patterns` allowed to open /ws (same origin always is)")
-	saveEvery := fl.Duration("save-every", 5*time.Minute, "save every avatar this `often`")
+	saveEvery := fl.Duration("save-every", 30*time.Second, "save every online avatar that changed this `often` (bounds what a crash loses)")
 	seed := fl.Uint64("seed", 1, "game `seed`")
 	wasmDir := fl.String("wasm-dir", "web", "`directory` of viewer.wasm and wasm_exec.js (make wasm)")
 	everyFrame := fl.Bool("every-frame-updates", false, "send moving entities' locomotion every frame instead of when clients' walked copies stray")

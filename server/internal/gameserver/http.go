@@ -62,6 +62,11 @@ func (s *Server) deityOnly(h http.Handler) http.Handler {
 	})
 }
 
+// serveHealth answers 200 "ok frame N" while the frame loop runs and the store
+// takes saves, else 503 with the reason. A degraded store (saves failing and being
+// retried: full disk, unwritable file) is a 503 so that a load balancer sends new
+// players elsewhere: their progress would not be saved here. Use it for readiness,
+// not liveness: restarting a degraded server loses the saves it is holding.
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	t := s.timings.summary()
 	select {
@@ -72,6 +77,11 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.running.Load() {
 		http.Error(w, "frame loop not running", http.StatusServiceUnavailable)
+		return
+	}
+	if h := s.saver.health(); h.degraded != nil {
+		http.Error(w, fmt.Sprintf("store degraded: %v; %d avatar saves waiting, oldest for %s",
+			h.degraded, h.waiting, h.oldest.Round(time.Second)), http.StatusServiceUnavailable)
 		return
 	}
 	fmt.Fprintf(w, "ok frame %d\n", t.LastFrame)

@@ -31,6 +31,8 @@ type metrics struct {
 	disconnects   *prometheus.CounterVec
 	xdumps        *prometheus.CounterVec
 	inputsDropped *prometheus.CounterVec
+	storeSaves    prometheus.Counter
+	storeFailures prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -61,14 +63,38 @@ func newMetrics() *metrics {
 			Help: "Xdump requests (websocket and HTTP), by result: ok, rate_limited, busy."}, []string{"result"}),
 		inputsDropped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "twinframe_inputs_dropped_total",
 			Help: "Player inputs dropped, by reason (rate: over the per-frame cap)."}, []string{"reason"}),
+		storeSaves: prometheus.NewCounter(prometheus.CounterOpts{Name: "twinframe_store_saves_total",
+			Help: "Avatar saves committed to the store."}),
+		storeFailures: prometheus.NewCounter(prometheus.CounterOpts{Name: "twinframe_store_save_failures_total",
+			Help: "Save attempts (batches) that failed and will be retried."}),
 	}
 	for _, c := range []prometheus.Collector{m.frameDuration, m.frameLateness, m.framesDropped, m.sessions,
-		m.bytesIn, m.bytesOut, m.messagesIn, m.messagesOut, m.disconnects, m.xdumps, m.inputsDropped,
+		m.bytesIn, m.bytesOut, m.messagesIn, m.messagesOut, m.disconnects, m.xdumps, m.inputsDropped, m.storeSaves, m.storeFailures,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}
 	m.handler = promhttp.HandlerFor(r, promhttp.HandlerOpts{})
 	return m
+}
+
+// registerStore adds the gauges that read the saver's state when scraped.
+func (m *metrics) registerStore(v *saver) {
+	m.registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "twinframe_store_degraded",
+			Help: "1 while the last save attempt failed (saves are kept and retried), else 0."},
+			func() float64 {
+				if v.health().degraded != nil {
+					return 1
+				}
+				return 0
+			}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "twinframe_store_unsaved_avatars",
+			Help: "Avatar saves queued or being written, not yet committed."},
+			func() float64 { return float64(v.health().waiting) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "twinframe_store_oldest_unsaved_seconds",
+			Help: "Age of the oldest avatar progress queued for saving and not yet committed (0: none)."},
+			func() float64 { return v.health().oldest.Seconds() }),
+	)
 }
 
 func (m *metrics) disconnect(reason string) { m.disconnects.WithLabelValues(reason).Inc() }

@@ -90,7 +90,7 @@ func TestPeriodicSave(t *testing.T) {
 		if err != nil && err != store.ErrNotFound {
 			t.Fatal(err)
 		}
-		if err == nil && p.Saves >= 2 && len(p.Avatar) > 0 {
+		if err == nil && p.Saves >= 1 && len(p.Avatar) > 0 {
 			if _, err := unpackAvatar(p.Avatar); err != nil {
 				t.Fatalf("saved avatar does not unpack: %v", err)
 			}

@@ -1,10 +1,13 @@
 package gameserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -98,33 +101,60 @@ func ownerOf(player int64) int32 {
 }
 
 // saver writes avatars to the store off the frame loop. Saves are coalesced per
-// player (the newest wins) and written in one transaction per batch.
+// player (the newest wins) and written in one transaction per batch. A batch
+// that fails is kept and retried with exponential backoff for as long as it
+// takes (a full disk, a locked file): the store is reported degraded meanwhile,
+// and newer saves of the same players supersede the waiting ones. Only a save
+// the store refuses for good (no such player, too large) is dropped, alone.
 type saver struct {
 	st  *store.Store
 	log *slog.Logger
+	m   *metrics
 
-	mu       sync.Mutex
-	pending  map[int64]store.Save
-	order    []int64 // players in the order their first pending save came
-	inflight map[int64]store.Save
-	wake     chan struct{}
-	stopped  bool
-	lastErr  error
+	mu                     sync.Mutex
+	minBackoff, maxBackoff time.Duration // between failed attempts (100 ms doubling to 10 s)
+	flushFor               time.Duration // how long shutdown keeps retrying (10 s)
+	pending                map[int64]waiting
+	order                  []int64 // players in the order their first pending save came
+	inflight               map[int64]waiting
+	wake                   chan struct{}
+	stopc                  chan struct{} // closed by stop
+	stopped                bool
+	degraded               error   // the last attempt's error; nil once a write succeeds
+	dropped                []error // saves given up on, reported by err
 }
 
-func newSaver(st *store.Store, log *slog.Logger) *saver {
-	return &saver{st: st, log: log, pending: map[int64]store.Save{}, inflight: map[int64]store.Save{},
-		wake: make(chan struct{}, 1)}
+// waiting is a save not yet committed, with when the oldest progress it holds
+// was queued (a save that supersedes an unwritten one inherits its time).
+type waiting struct {
+	sv    store.Save
+	since time.Time
+}
+
+func newSaver(st *store.Store, log *slog.Logger, m *metrics) *saver {
+	v := &saver{st: st, log: log, m: m, minBackoff: 100 * time.Millisecond, maxBackoff: 10 * time.Second,
+		flushFor: 10 * time.Second, pending: map[int64]waiting{}, inflight: map[int64]waiting{},
+		wake: make(chan struct{}, 1), stopc: make(chan struct{})}
+	m.registerStore(v)
+	return v
 }
 
 // queue schedules a save; it never blocks.
 func (v *saver) queue(sv store.Save) {
+	now := time.Now()
 	v.mu.Lock()
-	if _, ok := v.pending[sv.PlayerID]; !ok {
+	w := waiting{sv: sv, since: now}
+	if old, ok := v.pending[sv.PlayerID]; ok {
+		w.since = old.since
+	} else {
 		v.order = append(v.order, sv.PlayerID)
 	}
-	v.pending[sv.PlayerID] = sv
+	v.pending[sv.PlayerID] = w
 	v.mu.Unlock()
+	v.poke()
+}
+
+func (v *saver) poke() {
 	select {
 	case v.wake <- struct{}{}:
 	default:
@@ -135,84 +165,246 @@ func (v *saver) queue(sv store.Save) {
 func (v *saver) latest(player int64) ([]byte, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if sv, ok := v.pending[player]; ok {
-		return sv.Avatar, true
+	if w, ok := v.pending[player]; ok {
+		return w.sv.Avatar, true
 	}
-	if sv, ok := v.inflight[player]; ok {
-		return sv.Avatar, true
+	if w, ok := v.inflight[player]; ok {
+		return w.sv.Avatar, true
 	}
 	return nil, false
 }
 
-// stop queues the final saves and makes run return once everything is written.
+// stop queues the final saves and makes run return once everything is written,
+// or once flushFor has passed with the store still failing.
 func (v *saver) stop(final []store.Save) {
 	for _, sv := range final {
 		v.queue(sv)
 	}
 	v.mu.Lock()
-	v.stopped = true
-	v.mu.Unlock()
-	select {
-	case v.wake <- struct{}{}:
-	default:
+	if !v.stopped {
+		v.stopped = true
+		close(v.stopc)
 	}
+	v.mu.Unlock()
 }
 
+// err reports the saves that were never written, nil when there are none.
 func (v *saver) err() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return v.lastErr
+	return errors.Join(v.dropped...)
+}
+
+// storeHealth is the saver's state for /healthz and /metrics.
+type storeHealth struct {
+	degraded error         // why the last write failed; nil when healthy
+	waiting  int           // saves not yet committed
+	oldest   time.Duration // age of the oldest progress not yet committed
+}
+
+func (v *saver) health() storeHealth {
+	now := time.Now()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	h := storeHealth{degraded: v.degraded, waiting: len(v.pending) + len(v.inflight)}
+	for _, m := range []map[int64]waiting{v.pending, v.inflight} {
+		for _, w := range m {
+			h.oldest = max(h.oldest, now.Sub(w.since))
+		}
+	}
+	return h
 }
 
 func (v *saver) run() {
+	stopping := v.stopc
+	var giveUp time.Time // once stopping: when shutdown stops retrying
+	var backoff time.Duration
 	for {
-		<-v.wake
+		select {
+		case <-v.wake:
+		case <-stopping:
+		}
+		if stopping != nil && v.isStopped() {
+			stopping, giveUp = nil, time.Now().Add(v.tuning().flushFor)
+		}
 		for {
-			v.mu.Lock()
-			if len(v.order) == 0 {
-				stopped := v.stopped
-				v.mu.Unlock()
-				if stopped {
+			batch := v.take()
+			if len(batch) == 0 {
+				if stopping == nil {
 					return
 				}
 				break
 			}
-			batch := make([]store.Save, 0, len(v.order))
-			for _, p := range v.order {
-				sv := v.pending[p]
-				batch = append(batch, sv)
-				v.inflight[p] = sv
-				delete(v.pending, p)
-			}
-			v.order = v.order[:0]
-			v.mu.Unlock()
 			err := v.write(batch)
-			v.mu.Lock()
-			for _, sv := range batch {
-				delete(v.inflight, sv.PlayerID)
+			if err == nil {
+				backoff = 0
+				continue
 			}
-			if err != nil {
-				v.lastErr = err
+			if !giveUp.IsZero() && time.Now().After(giveUp) {
+				v.abandon(err)
+				return
 			}
-			v.mu.Unlock()
+			tn := v.tuning()
+			backoff = min(max(2*backoff, tn.minBackoff), tn.maxBackoff)
+			if stopping == nil {
+				backoff = min(backoff, time.Until(giveUp))
+			}
+			t := time.NewTimer(backoff)
+			select {
+			case <-t.C:
+			case <-stopping:
+				t.Stop()
+				stopping, giveUp = nil, time.Now().Add(tn.flushFor)
+			}
 		}
 	}
 }
 
-func (v *saver) write(batch []store.Save) error {
-	var err error
-	for attempt := range 3 {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err = v.st.SaveAll(ctx, batch)
-		cancel()
-		if err == nil {
-			v.log.Debug("saved", "avatars", len(batch))
-			return nil
-		}
-		v.log.Warn("save failed", "avatars", len(batch), "attempt", attempt+1, "err", err)
-		if errors.Is(err, store.ErrTooLarge) || errors.Is(err, store.ErrNotFound) {
-			break
-		}
+type saverTuning struct{ minBackoff, maxBackoff, flushFor time.Duration }
+
+func (v *saver) tuning() saverTuning {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return saverTuning{v.minBackoff, v.maxBackoff, v.flushFor}
+}
+
+func (v *saver) isStopped() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.stopped
+}
+
+// take moves every pending save in flight, in the order they came.
+func (v *saver) take() []store.Save {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	batch := make([]store.Save, 0, len(v.order))
+	for _, p := range v.order {
+		w := v.pending[p]
+		batch = append(batch, w.sv)
+		v.inflight[p] = w
+		delete(v.pending, p)
 	}
+	v.order = v.order[:0]
+	return batch
+}
+
+// write makes one attempt at a batch. On success the saves are done; a save the
+// store refuses for good is dropped and the rest go back to wait, at once; any
+// other failure puts the batch back behind nothing (newer saves of the same
+// players win) and marks the store degraded.
+func (v *saver) write(batch []store.Save) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	err := v.st.SaveAll(ctx, batch)
+	cancel()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err == nil {
+		clear(v.inflight)
+		if v.degraded != nil {
+			v.log.Info("store recovered", "avatars", len(batch))
+		}
+		v.degraded = nil
+		v.m.storeSaves.Add(float64(len(batch)))
+		v.log.Debug("saved", "avatars", len(batch))
+		return nil
+	}
+	var bad *store.SaveError
+	if errors.As(err, &bad) {
+		v.log.Error("save dropped", "player", bad.PlayerID, "err", err)
+		v.dropped = append(v.dropped, err)
+		delete(v.inflight, bad.PlayerID)
+		v.requeueLocked()
+		v.poke()
+		return nil
+	}
+	v.m.storeFailures.Inc()
+	if v.degraded == nil {
+		v.log.Error("store degraded: save failed, retrying", "avatars", len(batch), "err", err)
+	} else {
+		v.log.Warn("save failed again", "avatars", len(batch), "err", err)
+	}
+	v.degraded = err
+	v.requeueLocked()
 	return err
+}
+
+// requeueLocked puts the saves in flight back in front of the pending ones,
+// unless a newer save of the same player is pending.
+func (v *saver) requeueLocked() {
+	var order []int64
+	for p, w := range v.inflight {
+		if newer, ok := v.pending[p]; ok {
+			newer.since = w.since
+			v.pending[p] = newer
+			continue
+		}
+		v.pending[p] = w
+		order = append(order, p)
+	}
+	clear(v.inflight)
+	slices.Sort(order) // map order is random; players by id is as good as any
+	v.order = append(order, v.order...)
+}
+
+// abandon gives up the saves still waiting at the end of a shutdown.
+func (v *saver) abandon(err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	n := len(v.pending) + len(v.inflight)
+	v.log.Error("store: avatar saves not written at shutdown", "avatars", n, "err", err)
+	v.dropped = append(v.dropped, fmt.Errorf("store: %d avatar saves not written at shutdown: %w", n, err))
+}
+
+// autosave saves the online avatars in the background of the frame loop: every
+// session is visited once per SaveEvery, a few per frame (the sessions over the
+// frames of a period), so no frame packs everyone; an avatar whose archive is
+// unchanged since its last save is not saved again. A kill loses at most about
+// SaveEvery of a player's progress, plus the time the write takes.
+type autosave struct {
+	ring   []*session          // joined sessions, the next one to visit first
+	credit float64             // visits owed, accrued with time
+	last   map[*session][]byte // archive last queued for each session
+	packed int                 // avatars packed by the last step
+}
+
+// add puts a session that joined at the end of the ring: it is visited within
+// SaveEvery, after the ones already there.
+func (a *autosave) add(c *session) {
+	if a.last == nil {
+		a.last = map[*session][]byte{}
+	}
+	a.ring = append(a.ring, c)
+}
+
+// autosaveStep runs in the frame loop, dt after the previous step: it visits the
+// sessions that dt's share of SaveEvery owes, packing each avatar and saving it if
+// it changed. After a stall the visits owed are capped at one round.
+func (s *Server) autosaveStep(dt time.Duration) {
+	a := &s.autosave
+	a.packed = 0
+	if len(a.ring) == 0 {
+		a.credit = 0
+		return
+	}
+	a.credit = min(a.credit+float64(len(a.ring))*float64(dt)/float64(s.cfg.SaveEvery), float64(len(a.ring)))
+	n := int(a.credit)
+	a.credit -= float64(n)
+	for ; n > 0 && len(a.ring) > 0; n-- {
+		c := a.ring[0]
+		a.ring[0] = nil
+		a.ring = a.ring[1:]
+		if !c.joined || c.avatar == 0 {
+			delete(a.last, c) // left (saved by leave) or replaced by a newer session
+			continue
+		}
+		a.ring = append(a.ring, c)
+		sv, ok := s.packAvatar(c)
+		a.packed++
+		if !ok || bytes.Equal(sv.Avatar, a.last[c]) {
+			continue
+		}
+		a.last[c] = sv.Avatar
+		s.saver.queue(sv)
+	}
 }

@@ -48,7 +48,7 @@ type Config struct {
 	InboxSize      int           // messages a session may queue between frames (64)
 	OutboxSize     int           // packets queued for a writer before it is a slow consumer (32)
 	MaxInputLead   uint64        // frames ahead an input may be stamped (40)
-	SaveEvery      time.Duration // periodic save of every avatar (5 min)
+	SaveEvery      time.Duration // every online avatar that changed is saved this often, spread over the frames (30 s)
 	WriteTimeout   time.Duration // one websocket write (5 s)
 	LoginTimeout   time.Duration // from connect to login (10 s)
 	// Inputs (move, stop, fire) a player may have applied: MaxInputsPerFrame a
@@ -114,7 +114,7 @@ func (c *Config) defaults() error {
 	setDefault(&c.OutboxSize, 32)
 	setDefault(&c.MaxInputLead, 40)
 	setDefault(&c.RefreshFrames, 40)
-	setDefault(&c.SaveEvery, 5*time.Minute)
+	setDefault(&c.SaveEvery, 30*time.Second)
 	setDefault(&c.WriteTimeout, 5*time.Second)
 	setDefault(&c.LoginTimeout, 10*time.Second)
 	setDefault(&c.MaxInputsPerFrame, 4)
@@ -147,6 +147,8 @@ type Server struct {
 	log     *slog.Logger
 	metrics *metrics
 	saver   *saver
+	// autosave is loop-owned (persist.go).
+	autosave autosave
 
 	world  *world.World // the game's world (must not change while the game uses it)
 	tables []*pb.NetStructConfigFile
@@ -236,7 +238,7 @@ func New(cfg Config) (*Server, error) {
 	s.metrics = newMetrics()
 	s.dumpLimits = newDumpLimiter(&s.cfg)
 	s.dumpSem = make(chan struct{}, s.cfg.DumpWorkers)
-	s.saver = newSaver(cfg.Store, s.log)
+	s.saver = newSaver(cfg.Store, s.log, s.metrics)
 	s.pk.Limits = serverPacketLimits
 	for _, e := range s.game.Entities() {
 		s.prevIDs = append(s.prevIDs, uint64(e.ID()))
@@ -397,14 +399,9 @@ func (s *Server) frame(loopFrame uint64) error {
 	if s.cfg.FrameWork != nil {
 		s.cfg.FrameWork(loopFrame)
 	}
-	if now := s.cfg.Clock.Now(); now-s.lastSave >= s.cfg.SaveEvery {
-		s.lastSave = now
-		for _, c := range s.sessions {
-			if sv, ok := s.packAvatar(c); ok {
-				s.saver.queue(sv)
-			}
-		}
-	}
+	now := s.cfg.Clock.Now()
+	s.autosaveStep(now - s.lastSave)
+	s.lastSave = now
 	return nil
 }
 
@@ -435,6 +432,7 @@ func (s *Server) join(c *session, saved []byte) {
 	s.byName[c.name] = c
 	s.sessions = append(s.sessions, c)
 	c.joined = true
+	s.autosave.add(c)
 	s.sendRegion(c)
 	if c.closed() {
 		return

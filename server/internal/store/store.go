@@ -17,7 +17,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -72,7 +76,13 @@ var migrations = []string{
 // SchemaVersion is the user_version a fully migrated database has.
 var SchemaVersion = len(migrations)
 
-// Open opens (creating if needed) the database at path and migrates it.
+// Open opens (creating if needed) the database at path, checks it and migrates it.
+// It refuses a database it cannot trust or write, rather than serve logins that
+// would fail or, worse, misbehave: a file that is not SQLite or fails the integrity
+// check (a damaged name index would let a login create a second player of the
+// same name), a schema newer than this server or not the one its version should
+// have, and a file or directory it cannot write. The error says what is wrong
+// and what to do.
 func Open(ctx context.Context, path string) (*Store, error) {
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -86,6 +96,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(1) // one writer; SQLite serializes writes anyway
 	s := &Store{db: db}
+	if err := s.check(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: %s: %w", path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: %s: %w", path, err)
@@ -93,9 +107,189 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
+// Advice for an operator facing a store Open refuses.
+const (
+	adviceRestore = "restore a backup or run sqlite3 .recover"
+	adviceForeign = "point -db at a Twinframe database or a new file"
+)
+
+// check verifies, before anything is written, that the database is sound, that
+// its schema is the one its version says, and that it is writable.
+func (s *Store) check(ctx context.Context) error {
+	// The quick check reads every page: a damaged b-tree, a truncated file or a
+	// file that is not SQLite stops here.
+	rows, err := s.db.QueryContext(ctx, "PRAGMA quick_check")
+	if err != nil {
+		return fmt.Errorf("cannot read the database: %v; %s", sqliteText(err), adviceRestore)
+	}
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			rows.Close()
+			return fmt.Errorf("cannot read the database: %v; %s", sqliteText(err), adviceRestore)
+		}
+		problems = append(problems, line)
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return fmt.Errorf("integrity check failed: %v; %s", sqliteText(err), adviceRestore)
+	}
+	rows.Close()
+	if len(problems) != 1 || problems[0] != "ok" {
+		return fmt.Errorf("integrity check failed: %s; %s", summarize(problems), adviceRestore)
+	}
+	version, err := s.SchemaVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("reading schema version: %v; %s", sqliteText(err), adviceRestore)
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("schema version %d is newer than this server's (%d); run the server version that wrote it, or restore a backup", version, len(migrations))
+	}
+	if err := s.checkSchema(ctx, version); err != nil {
+		return err
+	}
+	if version > 0 {
+		// The quick check does not compare indexes with their tables: check the
+		// players table and its name index fully (its cost grows with the players).
+		if p, err := s.column(ctx, "PRAGMA integrity_check(players)"); err != nil {
+			return fmt.Errorf("integrity check failed: %v; %s", sqliteText(err), adviceRestore)
+		} else if len(p) != 1 || p[0] != "ok" {
+			return fmt.Errorf("integrity check failed: %s; %s", summarize(p), adviceRestore)
+		}
+	}
+	// A write transaction proves the file, its journal and its directory writable.
+	if err := s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", version))
+		return err
+	}); err != nil {
+		return fmt.Errorf("not writable: %v; check the permissions and free space of the file and its directory", sqliteText(err))
+	}
+	return nil
+}
+
+// checkSchema compares the database's tables and indexes with those the
+// migrations up to version create, built afresh in memory.
+func (s *Store) checkSchema(ctx context.Context, version int) error {
+	want, err := schemaAt(ctx, version)
+	if err != nil {
+		return fmt.Errorf("building the reference schema: %w", err)
+	}
+	got, err := schemaOf(ctx, s.db)
+	if err != nil {
+		return fmt.Errorf("reading the schema: %v; %s", sqliteText(err), adviceRestore)
+	}
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		w := want[name]
+		g, ok := got[name]
+		switch {
+		case !ok && version == 0:
+		case !ok:
+			return fmt.Errorf("schema version %d but %s %s is missing; %s", version, w.kind, name, adviceRestore)
+		case g != w:
+			return fmt.Errorf("schema version %d but %s %s differs from this server's (%s); %s", version, w.kind, name, g.sql, adviceRestore)
+		}
+	}
+	var extra []string
+	for name, g := range got {
+		if _, ok := want[name]; !ok {
+			extra = append(extra, g.kind+" "+name)
+		}
+	}
+	if len(extra) > 0 {
+		slices.Sort(extra)
+		if version == 0 {
+			return fmt.Errorf("not a Twinframe database (no schema version, but it has %s); %s", strings.Join(extra, ", "), adviceForeign)
+		}
+		return fmt.Errorf("schema version %d but unknown %s; %s", version, strings.Join(extra, ", "), adviceForeign)
+	}
+	return nil
+}
+
+type schemaObject struct{ kind, table, sql string }
+
+func schemaOf(ctx context.Context, db *sql.DB) (map[string]schemaObject, error) {
+	rows, err := db.QueryContext(ctx, `SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema
+		WHERE name NOT LIKE 'sqlite_stat%'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]schemaObject{}
+	for rows.Next() {
+		var name string
+		var o schemaObject
+		if err := rows.Scan(&o.kind, &name, &o.table, &o.sql); err != nil {
+			return nil, err
+		}
+		out[name] = o
+	}
+	return out, rows.Err()
+}
+
+// schemaAt returns the schema the first version migrations create.
+func schemaAt(ctx context.Context, version int) (map[string]schemaObject, error) {
+	db, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, m := range migrations[:version] {
+		if _, err := db.ExecContext(ctx, m); err != nil {
+			return nil, err
+		}
+	}
+	return schemaOf(ctx, db)
+}
+
+func (s *Store) column(ctx context.Context, query string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// summarize joins the first problems an integrity check reported, on one line.
+func summarize(problems []string) string {
+	var lines []string
+	for _, p := range problems {
+		for l := range strings.SplitSeq(p, "\n") {
+			if l != "" && !strings.HasPrefix(l, "*** in database") {
+				lines = append(lines, l)
+			}
+		}
+	}
+	if len(lines) > 3 {
+		return fmt.Sprintf("%s (and %d more)", strings.Join(lines[:3], "; "), len(lines)-3)
+	}
+	return strings.Join(lines, "; ")
+}
+
+// sqliteText is the SQLite error message without the driver's result code.
+func sqliteText(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, " ("); i > 0 && strings.HasSuffix(msg, ")") {
+		if _, err := strconv.Atoi(msg[i+2 : len(msg)-1]); err == nil {
+			return msg[:i]
+		}
+	}
+	return msg
+}
+
 func (s *Store) migrate(ctx context.Context) error {
-	var version int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+	version, err := s.SchemaVersion(ctx)
+	if err != nil {
 		return fmt.Errorf("reading schema version: %w", err)
 	}
 	if version > len(migrations) {
@@ -183,11 +377,24 @@ func (s *Store) Player(ctx context.Context, name string) (Player, error) {
 	return p, nil
 }
 
-// SaveAll stores every save in one transaction: all commit, or none.
+// SaveError is a save the store refuses for good (ErrNotFound, ErrTooLarge):
+// retrying it cannot help, unlike a full disk or a busy database.
+type SaveError struct {
+	PlayerID int64
+	Err      error
+}
+
+func (e *SaveError) Error() string {
+	return fmt.Sprintf("store: save player %d: %v", e.PlayerID, e.Err)
+}
+func (e *SaveError) Unwrap() error { return e.Err }
+
+// SaveAll stores every save in one transaction: all commit, or none. A save the
+// store refuses for good fails the batch with a *SaveError naming it.
 func (s *Store) SaveAll(ctx context.Context, saves []Save) error {
 	for _, sv := range saves {
 		if len(sv.Avatar) > MaxAvatarBytes {
-			return fmt.Errorf("%w: player %d, %d bytes > %d", ErrTooLarge, sv.PlayerID, len(sv.Avatar), MaxAvatarBytes)
+			return &SaveError{sv.PlayerID, fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, len(sv.Avatar), MaxAvatarBytes)}
 		}
 	}
 	return s.inTx(ctx, func(tx *sql.Tx) error {
@@ -203,11 +410,24 @@ func (s *Store) SaveAll(ctx context.Context, saves []Save) error {
 				return fmt.Errorf("store: save player %d: %w", sv.PlayerID, err)
 			}
 			if n, _ := res.RowsAffected(); n != 1 {
-				return fmt.Errorf("store: save player %d: %w", sv.PlayerID, ErrNotFound)
+				return &SaveError{sv.PlayerID, ErrNotFound}
 			}
 		}
 		return nil
 	})
+}
+
+// LimitPages caps the database at pages pages on this connection (PRAGMA
+// max_page_count; never below its current size) and returns the cap in force:
+// writes that would grow it fail with SQLITE_FULL, as on a full disk. Zero
+// lifts the cap. It is a quota for operators and how tests fill the store.
+func (s *Store) LimitPages(ctx context.Context, pages int64) (int64, error) {
+	if pages <= 0 {
+		pages = 0xfffffffe // SQLite's largest page count
+	}
+	var got int64
+	err := s.db.QueryRowContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", pages)).Scan(&got)
+	return got, err
 }
 
 // SaveAvatar stores one player's avatar.
