@@ -58,6 +58,10 @@ type session struct {
 	draw      bool
 	add, rem  []uint64
 	rs        resyncState // resync.go
+	// admission.go: the ack last seen by kickIdle, and when it changed.
+	idleSeen bool
+	idleAck  uint32
+	activeAt time.Duration
 }
 
 type queuedInput struct {
