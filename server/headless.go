@@ -392,7 +392,10 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	}
 	defer st.Close()
 	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: cfg.seed, DeityToken: h.token,
-		Clock: h.clk, OnFrame: func(v gameserver.FrameView) { h.inv.onFrame(v); h.avatars.onFrame(v) }, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour})
+		Clock: h.clk, OnFrame: func(v gameserver.FrameView) { h.inv.onFrame(v); h.avatars.onFrame(v) }, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour,
+		// Every bot gets in; all connect from 127.0.0.1. Bots send an input at
+		// least every 2×MoveEvery+1 frames, far inside the idle timeout.
+		MaxPlayers: cfg.bots, MaxConns: cfg.bots + 64, MaxConnsPerAddr: cfg.bots + 64})
 	if err != nil {
 		return nil, err
 	}
@@ -401,7 +404,7 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	if err != nil {
 		return nil, err
 	}
-	hs := &http.Server{Handler: srv.Handler(nil), ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer(nil)
 	go func() { _ = hs.Serve(countListener{ln, h.table}) }()
 	h.url = "http://" + ln.Addr().String()
 	runCtx, stopLoop := context.WithCancel(ctx)

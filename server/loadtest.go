@@ -214,7 +214,10 @@ func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
 		return fail(err)
 	}
 	ls.ov = newOverload(wallClock{time.Now()}, spin, time.Duration(cfg.overload*float64(framePeriod)))
-	scfg := gameserver.Config{Store: ls.st, Seed: cfg.seed, DeityToken: "loadtest", Logger: log, FrameWork: ls.ov.frameWork}
+	// Every bot gets in; all connect from 127.0.0.1. Bots send an input at least
+	// every 2×MoveEvery+1 frames, far inside the idle timeout.
+	scfg := gameserver.Config{Store: ls.st, Seed: cfg.seed, DeityToken: "loadtest", Logger: log, FrameWork: ls.ov.frameWork,
+		MaxPlayers: cfg.bots, MaxConns: cfg.bots + 64, MaxConnsPerAddr: cfg.bots + 64}
 	if cfg.frameCPU {
 		fc := newFrameCPU()
 		ls.fc = fc
@@ -231,7 +234,7 @@ func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
 		return fail(err)
 	}
 	ls.url = "ws://" + ln.Addr().String() + "/ws"
-	ls.hs = &http.Server{Handler: ls.srv.Handler(nil), ReadHeaderTimeout: 10 * time.Second}
+	ls.hs = ls.srv.HTTPServer(nil)
 	go func() { _ = ls.hs.Serve(ln) }()
 	var runCtx context.Context
 	runCtx, ls.stopLoop = context.WithCancel(context.Background())

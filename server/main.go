@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	server [serve] [-addr HOST:PORT] [-db FILE] [-deity-token T] [-allow-origin P,...]
+//	server [serve] [-addr HOST:PORT] [-db FILE] [-allow-host NAME,...] [-max-players N] [-idle-timeout D] ...
 //	server xdump [-player N] [meta] TABLE [RECORDS] [?COND&COND...]
 //	server headless -frames N -bots M [-seed S] [-net CONDITIONS] [-report FILE] [-realtime]
 //	server loadtest -bots N -duration D [-report FILE] [-find-max] [-overload X]
@@ -29,8 +29,10 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 const usage = `usage: server [COMMAND] [ARGUMENTS]
 
 Commands:
-  serve [-addr HOST:PORT] [-db FILE] [-deity-token T] [-allow-origin P,...] [-save-every D]
-        run the game server (the default command; "server serve -h" lists the flags)
+  serve [-addr HOST:PORT] [-db FILE] [-allow-host NAME,...] [-allow-origin P,...]
+        [-max-players N] [-idle-timeout D] [-max-conns N] [-max-conns-per-addr N] [-save-every D]
+        run the game server (the default command; "server serve -h" lists the flags);
+        the deity token comes from TWINFRAME_DEITY_TOKEN (random and printed when unset)
   xdump [-player N] [meta] TABLE [RECORDS] [?COND&COND...]
         print a table of the embedded default world (configuration and initial
         state) as a machine-readable xdump; "xdump table *" lists the tables

@@ -29,9 +29,19 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	fl.SetOutput(stderr)
 	addr := fl.String("addr", envOr("ADDR", "127.0.0.1:8080"), "listen `address` (env ADDR)")
 	db := fl.String("db", "twinframe.db", "SQLite database `file` (WAL)")
-	token := fl.String("deity-token", os.Getenv("TWINFRAME_DEITY_TOKEN"),
-		"deity `token` (env TWINFRAME_DEITY_TOKEN; random and printed when unset)")
+	// The tokens' environment variables are read after parsing, so that -h
+	// does not print them as defaults.
+	token := fl.String("deity-token", "",
+		"deity `token`; prefer the env TWINFRAME_DEITY_TOKEN: a flag shows in the process list (random and printed when unset)")
+	metricsToken := fl.String("metrics-token", "",
+		"if set, /metrics needs this bearer `token` (or the deity token); prefer the env TWINFRAME_METRICS_TOKEN")
 	origins := fl.String("allow-origin", "", "comma-separated cross-origin host `patterns` allowed to open /ws (same origin always is)")
+	hosts := fl.String("allow-host", "", "comma-separated `names` clients reach the server by, checked against the Host header (421 otherwise;\n"+
+		"localhost, 127.0.0.1, ::1 and the -addr host always; *.example.com for subdomains, * for any); required with a wildcard -addr")
+	maxPlayers := fl.Int("max-players", gameserver.DefaultMaxPlayers, "players in the game at once, the deity not counted; one more gets \"server full\" (-1: no limit)")
+	idle := fl.Duration("idle-timeout", gameserver.DefaultIdleTimeout, "log out a player who sends no input for this `duration` (-1s: never)")
+	maxConns := fl.Int("max-conns", gameserver.DefaultMaxConns, "open HTTP and websocket connections in all (-1: no limit)")
+	maxPerAddr := fl.Int("max-conns-per-addr", gameserver.DefaultMaxConnsPerAddr, "open connections per client IP address (-1: no limit)")
 	saveEvery := fl.Duration("save-every", 30*time.Second, "save every online avatar that changed this `often` (bounds what a crash loses)")
 	seed := fl.Uint64("seed", 1, "game `seed`")
 	wasmDir := fl.String("wasm-dir", "web", "`directory` of viewer.wasm and wasm_exec.js (make wasm)")
@@ -45,6 +55,27 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	if fl.NArg() > 0 {
 		fmt.Fprintf(stderr, "server: unexpected argument %q\n", fl.Arg(0))
+		return 2
+	}
+	var onCommandLine []string
+	fl.Visit(func(f *flag.Flag) {
+		if f.Name == "deity-token" || f.Name == "metrics-token" {
+			onCommandLine = append(onCommandLine, f.Name)
+		}
+	})
+	for _, name := range onCommandLine {
+		env := "TWINFRAME_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		fmt.Fprintf(stderr, "server: warning: -%s is visible to every user of this machine in the process list; set %s instead\n", name, env)
+	}
+	if *token == "" {
+		*token = os.Getenv("TWINFRAME_DEITY_TOKEN")
+	}
+	if *metricsToken == "" {
+		*metricsToken = os.Getenv("TWINFRAME_METRICS_TOKEN")
+	}
+	allowHosts, err := hostList(*addr, *hosts)
+	if err != nil {
+		fmt.Fprintf(stderr, "server: %v\n", err)
 		return 2
 	}
 	level := slog.LevelInfo
@@ -66,14 +97,10 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer st.Close()
-	var patterns []string
-	for _, p := range strings.Split(*origins, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			patterns = append(patterns, p)
-		}
-	}
 	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: *seed, DeityToken: *token,
-		OriginPatterns: patterns, SaveEvery: *saveEvery, EveryFrameUpdates: *everyFrame, Logger: log})
+		OriginPatterns: splitList(*origins), SaveEvery: *saveEvery, EveryFrameUpdates: *everyFrame, Logger: log,
+		MaxPlayers: *maxPlayers, IdleTimeout: *idle, AllowHosts: allowHosts, MaxConns: *maxConns,
+		MaxConnsPerAddr: *maxPerAddr, MetricsToken: *metricsToken})
 	if err != nil {
 		fmt.Fprintf(stderr, "server: %v\n", err)
 		return 1
@@ -83,7 +110,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "server: %v\n", err)
 		return 1
 	}
-	hs := &http.Server{Handler: srv.Handler(web.Handler(web.Options{WasmDir: *wasmDir})), ReadHeaderTimeout: 10 * time.Second}
+	hs := srv.HTTPServer(web.Handler(web.Options{WasmDir: *wasmDir}))
 	runDone := make(chan error, 1)
 	go func() { runDone <- srv.Run(ctx) }()
 	httpDone := make(chan error, 1)
@@ -111,6 +138,37 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "twinframe: stopped")
 	return 0
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// hostList is the Host allow-list of a server listening on addr: the loopback
+// names, addr's host unless it is every interface, and the -allow-host names. A
+// server listening on every interface cannot know the names it is reached by,
+// so the operator must list them (or "*").
+func hostList(addr, extra string) ([]string, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("-addr %q: %v", addr, err)
+	}
+	listed := splitList(extra)
+	if gameserver.IsWildcardHost(host) && len(listed) == 0 {
+		return nil, fmt.Errorf("-addr %q listens on every interface: list the names clients reach the server by with -allow-host (\"*\" accepts any Host, which leaves the server open to DNS rebinding)", addr)
+	}
+	hosts := append([]string(nil), gameserver.LoopbackHosts...)
+	if !gameserver.IsWildcardHost(host) {
+		hosts = append(hosts, host)
+	}
+	return append(hosts, listed...), nil
 }
 
 func envOr(key, def string) string {

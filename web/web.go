@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 //go:embed static
@@ -76,6 +77,17 @@ type handler struct {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !utf8.ValidString(r.URL.Path) {
+		// The file server would fail to open it and answer 500.
+		http.Error(w, "bad path: not UTF-8", http.StatusBadRequest)
+		return
+	}
+	if rg := r.Header.Get("Range"); rg != "" && strings.Count(rg, ",") >= MaxRanges {
+		// RFC 9110 lets a server ignore Range; serving thousands of parts costs
+		// seconds of CPU (one multipart header each), the whole file does not.
+		r = r.Clone(r.Context())
+		r.Header.Del("Range")
+	}
 	switch r.URL.Path {
 	case "/" + WasmFile:
 		h.serveWasm(w, r)
@@ -202,3 +214,7 @@ func acceptsGzip(r *http.Request) bool {
 	}
 	return false
 }
+
+// MaxRanges is the most parts of a Range header the handler honours; a Range of
+// more parts is ignored (the whole file is served).
+const MaxRanges = 16

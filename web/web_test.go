@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -125,5 +126,72 @@ func TestHandlerCompressesWasm(t *testing.T) {
 	}
 	if res := get(t, h, "/wasm_exec.js"); res.StatusCode != 200 || body(t, res) != "// go" {
 		t.Errorf("wasm_exec.js: %d", res.StatusCode)
+	}
+}
+
+// TestHandlerBadPath: a path that is not valid UTF-8 (such as the overlong
+// encodings of "." that once slipped past path checks) is the client's error,
+// 400, never a 500; ordinary misses stay 404.
+func TestHandlerBadPath(t *testing.T) {
+	t.Parallel()
+	h := web.Handler(web.Options{WasmDir: t.TempDir()})
+	for _, tc := range []struct {
+		path string
+		want int
+	}{
+		{"/%c0%ae%c0%ae/%c0%ae%c0%ae/etc/passwd", http.StatusBadRequest},
+		{"/%c0%ae", http.StatusBadRequest},
+		{"/%ff", http.StatusBadRequest},
+		{"/nosuchfile.txt", http.StatusNotFound},
+		{"/style.css", http.StatusOK},
+	} {
+		if res := get(t, h, tc.path); res.StatusCode != tc.want {
+			t.Errorf("GET %s: %d, want %d", tc.path, res.StatusCode, tc.want)
+		}
+	}
+}
+
+// TestHandlerManyRanges: a Range header of more than MaxRanges parts is ignored
+// (the whole file, 200), since Go's multipart range writer costs seconds of CPU
+// for tens of thousands of tiny ranges; a few ranges still get 206.
+func TestHandlerManyRanges(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	wasm := bytes.Repeat([]byte("0123456789"), 10000)
+	if err := os.WriteFile(filepath.Join(dir, web.WasmFile), wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := web.Handler(web.Options{WasmDir: dir})
+	many := func(n int) string {
+		var b strings.Builder
+		b.WriteString("bytes=")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, "%d-%d", i*2, i*2)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		name   string
+		ranges int
+		want   int
+	}{
+		{"one range", 1, http.StatusPartialContent},
+		{"the most allowed", web.MaxRanges, http.StatusPartialContent},
+		{"one too many", web.MaxRanges + 1, http.StatusOK},
+		{"sixty thousand", 60000, http.StatusOK},
+	} {
+		for _, path := range []string{"/" + web.WasmFile, "/style.css"} {
+			res := get(t, h, path, "Range", many(tc.ranges))
+			b := body(t, res)
+			if res.StatusCode != tc.want {
+				t.Errorf("%s, %s: %d, want %d", tc.name, path, res.StatusCode, tc.want)
+			}
+			if tc.want == http.StatusOK && path == "/"+web.WasmFile && len(b) != len(wasm) {
+				t.Errorf("%s: %d bytes, want the whole %d", tc.name, len(b), len(wasm))
+			}
+		}
 	}
 }

@@ -46,6 +46,17 @@
 // what a fresh join gets (resync.go), at most a few times per session before it
 // is disconnected as a flood.
 //
+// HTTP (httpserver.go, limits.go): every command serves HTTPServer, which
+// answers only to the Host names of Config.AllowHosts (421 otherwise: DNS
+// rebinding), bounds each request's reading and writing (websocket sessions
+// excepted), closes kept-alive connections left idle, and caps open connections
+// per address and in total, closing the oldest idle ones first so that a flood of
+// silent connections cannot lock out the health check. Admission
+// (admission.go): beyond Config.MaxPlayers a login is refused with
+// ERROR_CODE_SERVER_FULL before an avatar is spawned (the deity always gets in),
+// and a player whose inputs stop for Config.IdleTimeout of the loop's clock is
+// logged out with ERROR_CODE_IDLE.
+//
 // Disconnects carry a websocket close code of 4000 plus the pb.ErrorCode and the
 // reason text, after a NetMessageError; a slow consumer, which would not read
 // them, is cut at once. Avatars are sim.Entity Database archives, saved on

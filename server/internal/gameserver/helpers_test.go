@@ -56,7 +56,8 @@ func startServer(t testing.TB, db string, mod func(*Config), mods ...func(*httpt
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewUnstartedServer(s.Handler(nil))
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Config = s.HTTPServer(nil) // the timeouts and connection limits of every command
 	for _, m := range mods {
 		m(ts)
 	}

@@ -2,6 +2,7 @@ package gameserver
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"html/template"
@@ -18,7 +19,9 @@ import (
 )
 
 // Handler returns the server's HTTP handler: / (status page, or page when not
-// nil), /ws, /metrics, /healthz, /xdump and /debug/pprof/ (deity token).
+// nil), /ws, /metrics, /healthz, /xdump and /debug/pprof/ (deity token), behind
+// the Host check (checkHost) and per-request deadlines. Serve it with
+// HTTPServer, which adds the connection limits and timeouts.
 func (s *Server) Handler(page http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	if page != nil {
@@ -27,8 +30,11 @@ func (s *Server) Handler(page http.Handler) http.Handler {
 	} else {
 		mux.HandleFunc("GET /{$}", s.serveStatus)
 	}
-	mux.HandleFunc("/ws", s.serveWS)
-	mux.Handle("GET /metrics", s.metrics)
+	mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) {
+		defer s.lim.release(connOf(r))
+		s.serveWS(w, r)
+	})
+	mux.Handle("GET /metrics", s.metricsAuth(s.metrics))
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.HandleFunc("GET /xdump", s.serveXdump)
 	mux.Handle("/debug/pprof/", s.deityOnly(http.HandlerFunc(pprof.Index)))
@@ -36,19 +42,44 @@ func (s *Server) Handler(page http.Handler) http.Handler {
 	mux.Handle("/debug/pprof/profile", s.deityOnly(http.HandlerFunc(pprof.Profile)))
 	mux.Handle("/debug/pprof/symbol", s.deityOnly(http.HandlerFunc(pprof.Symbol)))
 	mux.Handle("/debug/pprof/trace", s.deityOnly(http.HandlerFunc(pprof.Trace)))
-	return mux
+	return s.checkHost(withDeadlines(mux))
 }
 
-// token returns the deity token a request carries: "Authorization: Bearer T" or
-// ?token=T.
+// TokenCookie is the cookie that may carry the deity (or metrics) token.
+const TokenCookie = "twinframe_token"
+
+// token returns the token a request carries: "Authorization: Bearer T", the
+// cookie TokenCookie, or ?token=T. The query form stays for tools that cannot
+// set a header (go tool pprof URLs, a browser's address bar); the server never
+// logs request URLs, but proxies and browser histories may, so the header or
+// cookie is the one to use.
 func token(r *http.Request) (string, bool) {
 	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
 		return strings.TrimPrefix(h, "Bearer "), true
+	}
+	if c, err := r.Cookie(TokenCookie); err == nil && c.Value != "" {
+		return c.Value, true
 	}
 	if t := r.URL.Query().Get("token"); t != "" {
 		return t, true
 	}
 	return "", false
+}
+
+// metricsAuth requires Config.MetricsToken (or the deity token) when one is set.
+func (s *Server) metricsAuth(h http.Handler) http.Handler {
+	if s.cfg.MetricsToken == "" {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t, ok := token(r)
+		if !ok || subtle.ConstantTimeCompare([]byte(t), []byte(s.cfg.MetricsToken)) != 1 && !s.checkToken(t) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="twinframe metrics"`)
+			http.Error(w, "metrics token required", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) deityOnly(h http.Handler) http.Handler {
@@ -159,7 +190,9 @@ type statusPage struct {
 	Frame    uint64
 	Paused   bool
 	Regions  []statusRegion
-	Sessions []statusSession
+	Deity    bool            // the request carried the deity token: Sessions are listed
+	Players  int             // sessions in the game
+	Sessions []statusSession // names and positions: deity only
 	Timings  frameTimings
 }
 
@@ -173,10 +206,10 @@ var statusTmpl = template.Must(template.New("status").Parse(`<!doctype html>
 <table><tr><th>id</th><th>name</th><th>entities</th></tr>
 {{range .Regions}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Entities}}</td></tr>{{end}}
 </table>
-<h2>Sessions ({{len .Sessions}})</h2>
-<table><tr><th>session</th><th>name</th><th>role</th><th>avatar</th><th>x</th><th>y</th><th>in view</th><th>last input</th></tr>
+<h2>Sessions ({{.Players}})</h2>
+{{if .Deity}}<table><tr><th>session</th><th>name</th><th>role</th><th>avatar</th><th>x</th><th>y</th><th>in view</th><th>last input</th></tr>
 {{range .Sessions}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Role}}</td><td>{{.Avatar}}</td><td>{{printf "%.2f" .X}}</td><td>{{printf "%.2f" .Y}}</td><td>{{.Visible}}</td><td>{{.Ack}}</td></tr>{{end}}
-</table>
+</table>{{else}}<p>Names and positions need the deity token (Authorization: Bearer, or the cookie ` + TokenCookie + `).</p>{{end}}
 <h2>Frame timings (last {{if lt .Timings.Frames 200}}{{.Timings.Frames}}{{else}}200{{end}} frames)</h2>
 <table><tr><th></th><th>p50</th><th>p99</th><th>max</th></tr>
 <tr><td>duration</td><td>{{.Timings.DurP50}}</td><td>{{.Timings.DurP99}}</td><td>{{.Timings.DurMax}}</td></tr>
@@ -186,7 +219,17 @@ var statusTmpl = template.Must(template.New("status").Parse(`<!doctype html>
 </body></html>
 `))
 
+// serveStatus serves the status page: counts and timings to anyone, the
+// sessions' names and positions to the deity only.
 func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
+	deity := false
+	if t, ok := token(r); ok {
+		if !s.checkToken(t) {
+			http.Error(w, "bad deity token", http.StatusUnauthorized)
+			return
+		}
+		deity = true
+	}
 	var p statusPage
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
@@ -196,6 +239,10 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Timings = s.timings.summary()
+	p.Deity, p.Players = deity, len(p.Sessions)
+	if !deity {
+		p.Sessions = nil
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_ = statusTmpl.Execute(w, &p)
 }

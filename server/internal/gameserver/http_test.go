@@ -47,7 +47,7 @@ func TestHTTP(t *testing.T) {
 		r.apply(t, c.next(wait))
 	}
 	base := s.ts.URL
-	code, body := get(t, base+"/", "")
+	code, body := get(t, base+"/", testToken) // names need the deity token (TestStatusAndTokens)
 	if code != 200 || !strings.Contains(body, "downtown") || !strings.Contains(body, "carol") || !strings.Contains(body, "lateness") {
 		t.Errorf("status page: %d\n%s", code, body)
 	}

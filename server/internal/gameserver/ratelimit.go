@@ -117,10 +117,13 @@ func (l *dumpLimiter) allowAddr(addr string) (bool, time.Duration) {
 
 // clientAddr is the address rate limits key on: the request's remote host
 // (without port, so that every connection of a host shares it).
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
+func clientAddr(r *http.Request) string { return hostOf(r.RemoteAddr) }
+
+// hostOf is the host part of a "host:port" address: the one key of every
+// per-address limit (connections, dumps), so that they count the same clients.
+func hostOf(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
 	}
-	return host
+	return addr
 }

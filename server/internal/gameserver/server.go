@@ -83,6 +83,26 @@ type Config struct {
 	// OnFrame, if set, is called on the frame loop after each stepped frame (hooks.go).
 	OnFrame func(FrameView)
 
+	// Admission (admission.go). MaxPlayers: players in the game at once, the
+	// deity not counted; one more is refused with ERROR_CODE_SERVER_FULL
+	// (DefaultMaxPlayers; negative: no limit). IdleTimeout: a player whose
+	// input stays the same this long on Clock is logged out with
+	// ERROR_CODE_IDLE (DefaultIdleTimeout; negative: never).
+	MaxPlayers  int
+	IdleTimeout time.Duration
+	// HTTP (httpserver.go, limits.go). AllowHosts: the Host names (or
+	// addresses; "*" any, "*.example.com" subdomains) requests may carry
+	// (LoopbackHosts). MaxConns, MaxConnsPerAddr: open connections in total and
+	// per remote IP (DefaultMaxConns, DefaultMaxConnsPerAddr; negative: no
+	// limit). HTTPIdleTimeout: kept-alive connections idle this long are closed
+	// (DefaultHTTPIdleTimeout). MetricsToken: if set, /metrics needs it (or the
+	// deity token) as a bearer token or cookie.
+	AllowHosts      []string
+	MaxConns        int
+	MaxConnsPerAddr int
+	HTTPIdleTimeout time.Duration
+	MetricsToken    string
+
 	// FrameStart and FrameWork, if set, run inside every frame, first and
 	// after replication, with the loop's frame number (frameclock.Report.Frame):
 	// load tests measure the frame and inject work through them (server loadtest).
@@ -124,6 +144,7 @@ func (c *Config) defaults() error {
 	setDefault(&c.XDumpAddrRate, 16)
 	setDefault(&c.XDumpAddrBurst, 32)
 	setDefault(&c.DumpWorkers, 1)
+	c.netDefaults()
 	if c.Clock == nil {
 		c.Clock = WallClock()
 	}
@@ -173,6 +194,8 @@ type Server struct {
 	started chan struct{} // closed once Run has started the frame loop
 	nextID  atomic.Uint64
 	conns   sync.WaitGroup // connection goroutines
+	lim     *connLimiter   // set by HTTPServer
+	limOnce sync.Once
 
 	// Owned by the loop.
 	game      *sim.Game
@@ -372,6 +395,7 @@ func (s *Server) frame(loopFrame uint64) error {
 	clear(s.sessions[n:])
 	s.sessions = s.sessions[:n]
 	s.metrics.sessions.Set(float64(n))
+	s.kickIdle()
 
 	stepped := false
 	if !s.paused || s.stepLeft > 0 {
@@ -416,6 +440,9 @@ func (s *Server) join(c *session, saved []byte) {
 		old.fail(pb.ErrorCode_ERROR_CODE_REPLACED, "a newer session logged in as "+c.name)
 		c.avatar, old.avatar = old.avatar, 0
 		c.ack = old.ack
+	}
+	if c.avatar == 0 && !s.admit(c) {
+		return
 	}
 	if c.avatar == 0 {
 		if b, ok := s.saver.latest(c.playerID); ok {

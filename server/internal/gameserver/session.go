@@ -67,6 +67,10 @@ type session struct {
 	inStarted   bool   // inTokens has been filled
 	inDropSec   uint64 // 1 + the loop's second in which an input was last dropped (0: never)
 	inFloodSecs int    // consecutive seconds with inputs dropped
+	// admission.go: the ack last seen by kickIdle, and when it changed.
+	idleSeen bool
+	idleAck  uint32
+	activeAt time.Duration
 }
 
 type queuedInput struct {
