@@ -81,13 +81,14 @@ type Entity struct {
 	population int32 // the population row that spawned it, or -1
 	created    uint64
 	wake       uint64 // frame of the next wander decision, 0 for none
+	nextFire   uint64 // the first frame it may fire again (the fire cooldown)
 	follow     follow
 	power      projectile
 
 	// Debug record, not simulation state: the last sweep (Frame 0: none). Physics writes
 	// it for every mover; it starts a cache line of its own (Entity objects are 320-byte
 	// aligned, TestEntityLayout), so that the write touches one line, not two.
-	_     [32]byte
+	_     [24]byte
 	sweep Sweep
 }
 
@@ -308,6 +309,7 @@ func (e *Entity) Serialize(a *archive.Archive) error {
 	a.TransferUint64(&e.changed)
 	a.TransferUint64(&e.locoFrame)
 	a.TransferUint64(&e.wake)
+	a.TransferUint64(&e.nextFire)
 	a.TransferUint16(&e.stuck)
 	mode := uint32(e.loco.mode)
 	a.TransferUint32(&mode)

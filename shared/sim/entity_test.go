@@ -49,7 +49,7 @@ func sampleEntities() []namedEntity {
 		{"projectile", &Entity{
 			id: 9, proto: ProtoProjectile, pos: mgl32.Vec2{3, 4}, radius: BoltRadius, speed: BoltSpeed, owner: 2, population: -1,
 			loco:  locomotor{mode: Direct, path: []mgl32.Vec2{{3, 4}, {33, 4}}, next: 1},
-			power: projectile{power: PowerBolt, source: 3, dir: mgl32.Vec2{1, 0}, left: 12.5},
+			power: projectile{power: PowerBolt, source: 3, dir: mgl32.Vec2{1, 0}, end: 21},
 		}},
 	}
 }
@@ -197,7 +197,7 @@ func TestEntityRefusesABlockingProjectile(t *testing.T) {
 		want      error
 	}{{CollideNone, nil}, {Blocking, ErrCorrupt}, {Overlapping, ErrCorrupt}} {
 		in := &Entity{id: 5, proto: ProtoProjectile, collision: c.collision, radius: BoltRadius,
-			power: projectile{power: PowerBolt, source: 1, left: 3}}
+			power: projectile{power: PowerBolt, source: 1, end: 3}}
 		p := archive.NewPacker(archive.Database, archive.AllChannels)
 		if err := in.Serialize(p); err != nil {
 			t.Fatal(err)

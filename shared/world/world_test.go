@@ -401,7 +401,7 @@ func TestConfigRoundTrip(t *testing.T) {
 	w.Rules = sampleRules()
 	var text bytes.Buffer
 	for _, tb := range w.Registry().Tables() {
-		if uid := tb.Schema().UID; uid < UIDRegion || uid > UIDHotspotRule {
+		if uid := tb.Schema().UID; uid < UIDRegion || uid > UIDPower {
 			continue
 		}
 		if err := w.Registry().WriteConfig(&text, tb); err != nil {
@@ -474,9 +474,10 @@ func TestTables(t *testing.T) {
 27 "prop-set"
 28 "population"
 29 "hotspot-rule"
+30 "power"
 40 "entity"
 41 "lost"
-/23
+/24
 `
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
