@@ -32,6 +32,7 @@ type namedEntity struct {
 func sampleEntities() []namedEntity {
 	return []namedEntity{
 		{"walking", sampleEntity()},
+		{"cooling down", func() *Entity { e := sampleEntity(); e.nextFire = 12; return e }()},
 		{"idle", &Entity{id: 1, proto: 4, pos: mgl32.Vec2{8, 55}, radius: 2.4, collision: Blocking, footprint: true, owner: -1, population: -1}},
 		{"turning", func() *Entity {
 			e := sampleEntity()
@@ -58,6 +59,12 @@ func TestEntityRoundTrip(t *testing.T) {
 	for _, tc := range sampleEntities() {
 		t.Run(tc.name, func(t *testing.T) {
 			archivetest.RoundTrip(t, tc.in.Policy(), tc.in, func() *Entity { return &Entity{} }, func(m archive.Mode) *Entity {
+				if m == archive.Database {
+					// A save leaves the fire cooldown out: it counts another game's frames.
+					want := *tc.in
+					want.nextFire = 0
+					return &want
+				}
 				if m != archive.Replication {
 					return tc.in
 				}
