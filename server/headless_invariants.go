@@ -74,6 +74,7 @@ var invariantNames = []struct{ phrase, name string }{
 	{"in unknown region", "region"},
 	{"outside walkable space", "walkable"},
 	{"overlap by", "interpenetration"},
+	{"outlives its range", "projectileRange"},
 }
 
 // invariantName names the invariant a CheckInvariants problem violates.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"github.com/twinframe/twinframe/shared/archive"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -75,5 +77,71 @@ func TestFrameCheckerNamesInvariants(t *testing.T) {
 	step()
 	if n, bad := c.take(); n != 0 || bad != nil {
 		t.Errorf("checked after close: %d, %+v", n, bad)
+	}
+}
+
+// A bolt alive after its flight ended is a projectileRange violation, named with
+// its entity. The state is built through a Migration archive of a game whose
+// frame counter is moved past the bolt's last frame.
+func TestFrameCheckerNamesProjectileRange(t *testing.T) {
+	t.Parallel()
+	w, err := world.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sim.New(w, &sim.Options{NoPopulation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	region := g.Regions()[0]
+	spawn := region.SpawnPoints()[0]
+	a, err := g.Spawn(gameserver.AvatarPrototype, region.ID(), spawn, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bolt, err := g.Fire(a, spawn.Add(mgl32.Vec2{0, 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := func(f uint64) []byte {
+		p := archive.NewPacker(archive.Migration, archive.AllChannels)
+		p.TransferUint64(&f)
+		return p.Bytes()
+	}
+	p := archive.NewPacker(archive.Migration, archive.AllChannels)
+	p.TransferObject(g)
+	data, old, late := p.Bytes(), frame(g.Frame()), frame(100)
+	if !bytes.HasPrefix(data, old) || len(old) != len(late) {
+		t.Fatalf("the archive does not start with frame %d", g.Frame())
+	}
+	data = append(late, data[len(old):]...)
+	h, err := sim.New(w, &sim.Options{NoPopulation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := archive.NewUnpacker(archive.Migration, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.TransferObject(h)
+	if err := u.Done(); err != nil {
+		t.Fatal(err)
+	}
+	var c frameChecker
+	c.onFrame(gameserver.FrameView{Frame: h.Frame(), Game: h})
+	n, bad := c.take()
+	if n != 1 || len(bad) != 1 {
+		t.Fatalf("%d checks, violations %+v", n, bad)
+	}
+	if v := bad[0]; v.Frame != 100 || v.Check != "invariants" || v.Invariant != "projectileRange" || v.Entity != uint64(bolt) {
+		t.Errorf("violation %+v, want frame 100, projectileRange, entity %d", v, bolt)
+	}
+	// The next frame ends the flight.
+	if err := h.Step(); err != nil {
+		t.Fatal(err)
+	}
+	c.onFrame(gameserver.FrameView{Frame: h.Frame(), Game: h})
+	if n, bad := c.take(); n != 1 || len(bad) != 0 {
+		t.Errorf("after a step: %d checks, %+v", n, bad)
 	}
 }

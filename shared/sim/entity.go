@@ -81,13 +81,14 @@ type Entity struct {
 	population int32 // the population row that spawned it, or -1
 	created    uint64
 	wake       uint64 // frame of the next wander decision, 0 for none
+	nextFire   uint64 // the first frame it may fire again (the fire cooldown)
 	follow     follow
 	power      projectile
 
 	// Debug record, not simulation state: the last sweep (Frame 0: none). Physics writes
 	// it for every mover; it starts a cache line of its own (Entity objects are 320-byte
 	// aligned, TestEntityLayout), so that the write touches one line, not two.
-	_     [32]byte
+	_     [24]byte
 	sweep Sweep
 }
 
@@ -281,8 +282,9 @@ func transferID(a *archive.Archive, id *EntityID) {
 
 // Serialize packs or unpacks the entity. Replication carries what a client needs: id,
 // prototype, region, owner, and an absolute locomotion.State (quantized position and
-// yaw, speed, path), plus the projectile's power data. Migration, Database and Disk
-// carry every field exactly.
+// yaw, speed, path), plus the projectile's power data. Migration and Disk carry every
+// field exactly; Database every field but the fire cooldown (saves are restored into
+// another game, Restore).
 func (e *Entity) Serialize(a *archive.Archive) error {
 	transferID(a, &e.id)
 	a.TransferInt32(&e.proto)
@@ -308,6 +310,11 @@ func (e *Entity) Serialize(a *archive.Archive) error {
 	a.TransferUint64(&e.changed)
 	a.TransferUint64(&e.locoFrame)
 	a.TransferUint64(&e.wake)
+	if a.Mode() != archive.Database {
+		// A Database archive saves an entity for another game (Restore), whose frames
+		// the cooldown does not count; leaving it out keeps saves made before it readable.
+		a.TransferUint64(&e.nextFire)
+	}
 	a.TransferUint16(&e.stuck)
 	mode := uint32(e.loco.mode)
 	a.TransferUint32(&mode)

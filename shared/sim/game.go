@@ -23,7 +23,7 @@ const (
 
 // Limits on what commands accept. Speeds above MaxSpeed are clamped to it.
 const (
-	MaxSpeed float32 = 100 // metres per second (5 m per frame)
+	MaxSpeed float32 = world.MaxSpeed // metres per second (5 m per frame)
 	// StuckFrames: a move blocked (less than a quarter of its step) this many frames in
 	// a row gives up, so that no entity pushes against a wall for ever.
 	StuckFrames = 20

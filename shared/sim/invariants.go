@@ -22,8 +22,10 @@ const maxProblems = 20
 // id; no NaN or infinite position, yaw, radius or speed; every entity that can move (not
 // a static prop, not a projectile) on walkable ground for its radius (navi Contains);
 // no two blocking entities interpenetrating by more than OverlapTolerance (footprint
-// props excluded: the navmesh is their collision). It returns nil or an error joining up
-// to 20 problems, each wrapping ErrInvariant.
+// props excluded: the navmesh is their collision); no projectile outliving its range by
+// a frame: after a Step, a live projectile's flight ends at a later frame, and no later
+// than BoltFlightFrames after the frame it was created in. It returns nil or an error
+// joining up to 20 problems, each wrapping ErrInvariant.
 func (g *Game) CheckInvariants() error {
 	var errs []error
 	add := func(format string, args ...any) {
@@ -38,6 +40,9 @@ func (g *Game) CheckInvariants() error {
 		if !finite2(e.pos) || !finite(e.yaw) || !finite(e.radius) || !finite(e.speed) || e.radius < 0 || e.speed < 0 {
 			add("entity %d has a bad value: pos %v yaw %v radius %v speed %v", e.id, e.pos, e.yaw, e.radius, e.speed)
 			continue
+		}
+		if e.power.power != 0 && !e.dead && (g.frame >= e.power.end || e.power.end > e.created+BoltFlightFrames) {
+			add("entity %d (projectile created at frame %d) outlives its range: its flight ends at frame %d", e.id, e.created, e.power.end)
 		}
 		r := g.regionOf(e)
 		if r == nil {

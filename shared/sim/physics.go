@@ -118,6 +118,12 @@ func (g *Game) physicsResolveEntities() {
 				g.moveEntity(r, e, i)
 			}
 		}
+		if e.projectile() && !e.dead && g.frame >= e.power.end {
+			// Its flight is over, whether it moved this frame or not (a command may
+			// have stopped, slowed or moved it).
+			e.dead = true
+			g.destroys++
+		}
 		g.commitMove(e, from)
 	}
 	g.overlaps()
@@ -260,7 +266,8 @@ func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, E
 }
 
 // moveProjectile flies a projectile: the first wall or colliding entity (other than its
-// source) it touches ends it with a PowerResult.
+// source) it touches ends it with a PowerResult. The end of its range is its end frame
+// (physicsResolveEntities).
 func (g *Game) moveProjectile(r *Region, e *Entity) {
 	start, m := e.pos, e.motion
 	c := geom.Circle{Center: start, Radius: e.radius}
@@ -308,11 +315,6 @@ func (g *Game) moveProjectile(r *Region, e *Entity) {
 		g.destroys++
 	}
 	e.pos = add2(start, moved)
-	e.power.left -= len2(moved)
-	if e.power.left <= 0 && !e.dead {
-		e.dead = true
-		g.destroys++
-	}
 	e.changed = g.frame
 	sw.End = e.pos
 	e.sweep = sw

@@ -1,8 +1,13 @@
 package sim
 
 import (
+	"errors"
+	"fmt"
+	"math"
+
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
+	"github.com/twinframe/twinframe/shared/world"
 )
 
 // ProtoProjectile is the prototype id of projectiles, which the world tables do not
@@ -11,27 +16,49 @@ const ProtoProjectile int32 = -2
 
 // The bolt: the one power, a fast small projectile.
 const (
-	PowerBolt       int32   = 1
+	PowerBolt       int32   = world.PowerBolt
 	BoltSpeed       float32 = 40  // metres per second: 2 m per frame, five times its diameter
 	BoltRadius      float32 = 0.2 // metres
 	BoltRange       float32 = 30  // metres before it fizzles
 	BoltDamage      int32   = 10
 	boltSpawnMargin float32 = 0.05
+	// BoltFlightFrames is the number of frames a bolt that hits nothing flies:
+	// BoltRange at BoltSpeed, rounded up to whole frames (flightFrames). It dies at the
+	// end of the last of them.
+	BoltFlightFrames uint64 = 15
 )
+
+// Fire errors.
+var (
+	ErrCooldown   = errors.New("sim: the entity fired too recently (fire cooldown)")
+	ErrCannotFire = errors.New("sim: a projectile cannot fire")
+)
+
+// flightFrames returns the frames a projectile of speed flies rng metres in, at least
+// one. Frames, not a distance counted down in float32, end a flight: a count of
+// rounded steps can stop a hair short of the range, and a projectile stopped,
+// slowed or moved by a command would never count down at all.
+func flightFrames(rng, speed float32) uint64 {
+	step := float64(speed) * float64(FrameSeconds)
+	if !(rng > 0) || !(step > 0) {
+		return 1
+	}
+	return uint64(max(math.Ceil(float64(rng)/step), 1))
+}
 
 // projectile is the power data of a projectile entity (power 0: not a projectile).
 type projectile struct {
 	power  int32
 	source EntityID // who fired it; never hit by its own projectile
 	dir    mgl32.Vec2
-	left   float32 // range left
+	end    uint64 // the last frame of its flight: physics ends it then, hit or not
 }
 
 func (p *projectile) serialize(a *archive.Archive) {
 	a.TransferInt32(&p.power)
 	transferID(a, &p.source)
 	transferVec2(a, &p.dir)
-	a.TransferFloat32(&p.left)
+	a.TransferUint64(&p.end)
 }
 
 // PowerResult is what a power did when it hit: the archive inside
@@ -72,7 +99,12 @@ func (r *PowerResult) Serialize(a *archive.Archive) error {
 
 // Fire makes entity id fire a bolt towards at: a projectile entity appears just in front
 // of it and flies straight at BoltSpeed until it hits a wall or an entity (a PowerResult,
-// see PowerResults) or has flown BoltRange. It returns the projectile's id.
+// see PowerResults) or has flown BoltRange, BoltFlightFrames frames after the frame it
+// was fired in (from a Step's inputs: that frame; between steps: the next). It returns
+// the projectile's id. An entity fires at most once per cooldown (the world's power
+// table, world.DefaultFireCooldown frames without one): a fire within the cooldown of
+// the last is ErrCooldown, and the input that asked for it is Rejected. Projectiles do
+// not fire (ErrCannotFire).
 func (g *Game) Fire(id EntityID, at mgl32.Vec2) (EntityID, error) {
 	e, err := g.live(id)
 	if err != nil {
@@ -81,10 +113,23 @@ func (g *Game) Fire(id EntityID, at mgl32.Vec2) (EntityID, error) {
 	if !finite2(at) {
 		return 0, ErrNotFinite
 	}
+	if e.power.power != 0 {
+		return 0, fmt.Errorf("%w: %d", ErrCannotFire, id)
+	}
 	dir, l := unit2(sub2(at, e.pos))
 	if l == 0 {
 		return 0, ErrZeroDirection
 	}
+	// The first frame of the flight: a bolt fired by a Step's input flies in that
+	// frame's physics, one fired between steps from the next.
+	first := g.frame
+	if !g.inStep {
+		first++
+	}
+	if first < e.nextFire {
+		return 0, fmt.Errorf("%w: entity %d may fire again at frame %d, not %d", ErrCooldown, id, e.nextFire, first)
+	}
+	e.nextFire = first + g.world.FireCooldown(PowerBolt)
 	r := g.regionOf(e)
 	start := axpy2(e.pos, dir, e.radius+BoltRadius+boltSpawnMargin)
 	if r == nil || !r.mesh.Contains(start, BoltRadius, walkFlags) {
@@ -94,7 +139,7 @@ func (g *Game) Fire(id EntityID, at mgl32.Vec2) (EntityID, error) {
 		proto: ProtoProjectile, region: e.region, pos: start, yaw: yawTo(dir, e.yaw),
 		radius: BoltRadius, speed: BoltSpeed, collision: CollideNone, owner: e.owner,
 		population: -1,
-		power:      projectile{power: PowerBolt, source: id, dir: dir, left: BoltRange},
+		power:      projectile{power: PowerBolt, source: id, dir: dir, end: first + flightFrames(BoltRange, BoltSpeed) - 1},
 	}
 	p.loco.mode = Direct
 	p.loco.path = []mgl32.Vec2{start, axpy2(start, dir, BoltRange)}

@@ -1,6 +1,6 @@
 // Package world defines Twinframe's configuration and game-state tables — regions,
 // cells, areas, polygons and their vertices, markers, prototypes, prop sets,
-// populations, hotspot rules, entities and lost entities — and loads a world from human-readable
+// populations, hotspot rules, powers, entities and lost entities — and loads a world from human-readable
 // xdump .config files, verifying it with errors that name file and line.
 // It ships the default world embedded (DefaultFiles) and turns each region into the
 // navi.Geometry its navigation mesh is built from.
@@ -19,11 +19,22 @@
 // resolved, cells tiling their region, areas apart, polygons closed, simple and inside
 // their area, markers inside their area, prop sets, populations and hotspot rules
 // sane (a rule's hotspot is a hotspot marker, its action has exactly the argument it
-// needs) — and reports
+// needs), and every number within its range — and reports
 // up to 20 problems at once, each at the file and line of the row at fault. Random
 // choices (which prop a marker places) are seeded by the cell's seed and the marker
 // id with integer hashing only, so the server and the wasm client compute the same
 // initial state; prop rotations are quarter turns, so footprints turn exactly.
+//
+// # Ranges
+//
+// Every numeric configuration field has a range, and a value outside it is an error
+// at the file and line of its row: coordinates (region, cell and area bounds, vertex
+// and marker positions) within ±MaxCoordinate (4096 m); prototype radius in (0, 32] m
+// and speed in [0, 100] m/s; marker radius in [0, 1024] m and rot 0..3; population
+// density in [0, 100] per 1000 m²; prop-set weights 0..65536; power cooldown
+// 1..MaxFireCooldown (200) frames; ids and references in [-1, the table's row limit);
+// cell seeds any uint32. The power table is optional: without a row for the bolt its
+// cooldown is DefaultFireCooldown (5 frames).
 //
 // Visibility follows the xdump field flags: an entity's seed is Deity (a player's
 // dump omits it) and its goal is Hidden (a player sees -1).

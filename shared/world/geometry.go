@@ -240,8 +240,9 @@ func (w *World) geometry(region int32) (navi.Geometry, []source, error) {
 }
 
 // BuildMesh builds region's navigation mesh (navi.Build of Geometry) and adds its
-// blackout zones (BlackoutZones). When navi refuses a polygon, the error names the configured polygon, and the file and line of
-// the vertex at fault when the world was loaded from files.
+// blackout zones (BlackoutZones). When navi refuses a polygon, the error names the
+// configured polygon, and the file and line of the vertex at fault when the world was
+// loaded from files; any other refusal names the region and the line of its row.
 func (w *World) BuildMesh(region int32, opt *navi.Options) (*navi.Mesh, error) {
 	g, srcs, err := w.geometry(region)
 	if err != nil {
@@ -256,7 +257,18 @@ func (w *World) BuildMesh(region int32, opt *navi.Options) (*navi.Mesh, error) {
 	}
 	var ie *navi.InputError
 	if !errors.As(err, &ie) || ie.Polygon < 0 || ie.Polygon >= len(srcs) {
-		return nil, err
+		// Not one polygon's fault (bounds, too many crossing walls): the region's.
+		e := &Error{Table: "region", Row: -1, Err: err}
+		for i, r := range w.Regions {
+			if r.ID == region {
+				e.Row = i
+				e.Err = fmt.Errorf("region %s: %w", r.Name, err)
+			}
+		}
+		if pos, ok := w.pos(e.Table, e.Row); ok {
+			e.File, e.Line = pos.File, pos.Line
+		}
+		return nil, e
 	}
 	s := srcs[ie.Polygon]
 	e := &Error{Table: "polygon", Row: -1, Err: err}

@@ -27,6 +27,7 @@ const (
 	UIDPropSet     = 27
 	UIDPopulation  = 28
 	UIDHotspotRule = 29
+	UIDPower       = 30
 
 	UIDEntity = 40
 	UIDLost   = 41
@@ -206,6 +207,60 @@ type HotspotRule struct {
 	Zone      int32
 }
 
+// Ranges of the numeric configuration fields, beyond those the parser checks on
+// integers (ids and references in [-1, limit), marker rot 0..3, prop-set weights
+// 0..65536, power cooldown 1..MaxFireCooldown, cell seeds any uint32). Verify refuses
+// values outside them with the file and line of the row, so that a typo (a density
+// of 1e9, a radius in millimetres) fails the load rather than the server.
+const (
+	// MaxCoordinate bounds every coordinate (region, cell and area bounds, vertex and
+	// marker positions) to [-MaxCoordinate, MaxCoordinate] metres: there float32
+	// positions still resolve 0.5 mm, a quarter of the simulation's contact skin.
+	MaxCoordinate = 4096
+	// MaxRadius bounds a prototype's radius to (0, MaxRadius] metres.
+	MaxRadius = 32
+	// MaxSpeed bounds a prototype's speed to [0, MaxSpeed] metres per second (the
+	// simulation clamps commanded speeds to it as well).
+	MaxSpeed = 100
+	// MaxMarkerRadius bounds a marker's radius (a blackout zone's, a hotspot's) to
+	// [0, MaxMarkerRadius] metres.
+	MaxMarkerRadius = 1024
+	// MaxDensity bounds a population's density to [0, MaxDensity] entities per 1000
+	// square metres (one per 10 m²).
+	MaxDensity = 100
+)
+
+// PowerBolt is the id of the bolt, the one power the simulation has.
+const PowerBolt = 1
+
+// Fire cooldowns, in frames (50 ms).
+const (
+	DefaultFireCooldown = 5   // four bolts a second
+	MaxFireCooldown     = 200 // ten seconds
+)
+
+// Power configures a power of the simulation (the table is optional: a power without a
+// row takes the defaults). Cooldown is the number of frames after an entity used the
+// power before it may use it again, 1..MaxFireCooldown (DefaultFireCooldown without a
+// row): it bounds the bolts one player keeps in the air.
+type Power struct {
+	ID       int32
+	Name     string
+	Cooldown int32
+}
+
+// FireCooldown returns the cooldown in frames of power id: its row's, or
+// DefaultFireCooldown when the table has none (or a value out of range, which Verify
+// refuses).
+func (c *Config) FireCooldown(id int32) uint64 {
+	for i := range c.Powers {
+		if p := &c.Powers[i]; p.ID == id && p.Cooldown >= 1 && p.Cooldown <= MaxFireCooldown {
+			return uint64(p.Cooldown)
+		}
+	}
+	return DefaultFireCooldown
+}
+
 // Entity is a live entity: a row of the game-state table entity.
 type Entity struct {
 	ID        int32
@@ -241,6 +296,7 @@ type Config struct {
 	PropSets    []PropSet
 	Populations []Population
 	Rules       []HotspotRule
+	Powers      []Power
 }
 
 // State is the game state that xdump shows beside the configuration.
@@ -298,6 +354,7 @@ const (
 	maxPropSets    = 1 << 12
 	maxPopulations = 1 << 12
 	maxRules       = 1 << 12
+	maxPowers      = 1 << 8
 )
 
 // constant marks a field that must not change once loaded: the key that other
@@ -375,6 +432,10 @@ func tables(c *Config, s *State) []*xdump.Table {
 			xdump.Int("action", func(r *HotspotRule) *Action { return &r.Action }).Ref("action"),
 			ref(xdump.Int("spawn", func(r *HotspotRule) *int32 { return &r.Spawn }), "prototype", maxPrototypes),
 			ref(xdump.Int("zone", func(r *HotspotRule) *int32 { return &r.Zone }), "marker", maxMarkers)),
+		xdump.NewTable(xdump.Schema{UID: UIDPower, Name: "power", Key: xdump.KeyID, MaxRows: maxPowers}, &c.Powers,
+			constant(xdump.Int("id", func(r *Power) *int32 { return &r.ID }).Ref("power")),
+			xdump.String("name", func(r *Power) *string { return &r.Name }),
+			xdump.Int("cooldown", func(r *Power) *int32 { return &r.Cooldown }).Range(1, MaxFireCooldown)),
 
 		xdump.NewTable(xdump.Schema{UID: UIDEntity, Name: "entity", Key: xdump.KeyID}, &s.Entities,
 			constant(xdump.Int("id", func(r *Entity) *int32 { return &r.ID }).Ref("entity")),

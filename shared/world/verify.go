@@ -14,7 +14,7 @@ func (ix index) has(id int32) bool { _, ok := ix[id]; return ok }
 
 // indexes of the configuration tables, built by Verify.
 type indexes struct {
-	region, cell, area, polygon, marker, proto, propSet, population, rule index
+	region, cell, area, polygon, marker, proto, propSet, population, rule, power index
 	// ring[p] lists the Vertex row indices of polygon id p in ring order.
 	ring map[int32][]int
 }
@@ -22,6 +22,16 @@ type indexes struct {
 func finite(xs ...float32) bool {
 	for _, x := range xs {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// coords reports whether every coordinate is finite and within ±MaxCoordinate.
+func coords(xs ...float32) bool {
+	for _, x := range xs {
+		if !(x >= -MaxCoordinate && x <= MaxCoordinate) {
 			return false
 		}
 	}
@@ -104,6 +114,7 @@ func (w *World) verify(p *problems) *indexes {
 		polygon:    ids(p, "polygon", c.Polygons, maxPolygons, func(r *Polygon) int32 { return r.ID }),
 		marker:     ids(p, "marker", c.Markers, maxMarkers, func(r *Marker) int32 { return r.ID }),
 		proto:      ids(p, "prototype", c.Prototypes, maxPrototypes, func(r *Prototype) int32 { return r.ID }),
+		power:      ids(p, "power", c.Powers, maxPowers, func(r *Power) int32 { return r.ID }),
 		propSet:    ids(p, "prop-set", c.PropSets, maxPropSets, func(r *PropSet) int32 { return r.ID }),
 		population: ids(p, "population", c.Populations, maxPopulations, func(r *Population) int32 { return r.ID }),
 		rule:       ids(p, "hotspot-rule", c.Rules, maxRules, func(r *HotspotRule) int32 { return r.ID }),
@@ -113,6 +124,7 @@ func (w *World) verify(p *problems) *indexes {
 	names(p, "polygon", c.Polygons, func(r *Polygon) string { return r.Name })
 	names(p, "prototype", c.Prototypes, func(r *Prototype) string { return r.Name })
 	names(p, "prop-set", c.PropSets, func(r *PropSet) string { return r.Name })
+	names(p, "power", c.Powers, func(r *Power) string { return r.Name })
 
 	w.verifyRegions(p, ix)
 	w.verifyAreas(p, ix)
@@ -121,6 +133,7 @@ func (w *World) verify(p *problems) *indexes {
 	w.verifyMarkers(p, ix)
 	w.verifyPopulations(p, ix)
 	w.verifyRules(p, ix)
+	w.verifyPowers(p)
 	return ix
 }
 
@@ -130,8 +143,11 @@ func (w *World) verifyRegions(p *problems, ix *indexes) {
 		p.add("region", -1, "no region")
 	}
 	for i, r := range c.Regions {
-		if !finite(r.Min[0], r.Min[1], r.Max[0], r.Max[1]) || !(r.Min[0] < r.Max[0] && r.Min[1] < r.Max[1]) {
+		switch {
+		case !finite(r.Min[0], r.Min[1], r.Max[0], r.Max[1]) || !(r.Min[0] < r.Max[0] && r.Min[1] < r.Max[1]):
 			p.add("region", i, "bounds %v..%v empty or not finite", r.Min, r.Max)
+		case !coords(r.Min[0], r.Min[1], r.Max[0], r.Max[1]):
+			p.add("region", i, "bounds %v..%v beyond ±%d m", r.Min, r.Max, MaxCoordinate)
 		}
 	}
 	// Cells: inside their region, apart, and together covering it.
@@ -224,6 +240,10 @@ func (w *World) verifyPolygons(p *problems, ix *indexes) {
 		}
 		if !finite(v.Pos[0], v.Pos[1]) {
 			p.add("vertex", i, "position not finite")
+			continue
+		}
+		if !coords(v.Pos[0], v.Pos[1]) {
+			p.add("vertex", i, "position %v beyond ±%d m", v.Pos, MaxCoordinate)
 			continue
 		}
 		if i > 0 {
@@ -350,11 +370,17 @@ func (w *World) verifyPrototypes(p *problems, ix *indexes) {
 	c := &w.Config
 	const known = FlagPlayer | FlagNPC | FlagProp | FlagStatic | FlagWander
 	for i, pr := range c.Prototypes {
-		if !finite(pr.Radius) || !(pr.Radius > 0) {
+		switch {
+		case !finite(pr.Radius) || !(pr.Radius > 0):
 			p.add("prototype", i, "radius %g not positive", pr.Radius)
+		case pr.Radius > MaxRadius:
+			p.add("prototype", i, "radius %g above %d m", pr.Radius, MaxRadius)
 		}
-		if !finite(pr.Speed) || pr.Speed < 0 {
+		switch {
+		case !finite(pr.Speed) || pr.Speed < 0:
 			p.add("prototype", i, "speed %g negative or not finite", pr.Speed)
+		case pr.Speed > MaxSpeed:
+			p.add("prototype", i, "speed %g above %d m/s", pr.Speed, MaxSpeed)
 		}
 		if pr.Collision < CollideNone || pr.Collision > Overlapping {
 			p.add("prototype", i, "unknown collision %d", pr.Collision)
@@ -419,6 +445,9 @@ func (w *World) verifyMarkers(p *problems, ix *indexes) {
 			p.add("marker", i, "position or radius not finite, or radius negative")
 			continue
 		}
+		if m.Radius > MaxMarkerRadius {
+			p.add("marker", i, "radius %g above %d m", m.Radius, MaxMarkerRadius)
+		}
 		if !inside(m.Pos, ar.Min, ar.Max) {
 			p.add("marker", i, "position %v outside area %s %v..%v", m.Pos, ar.Name, ar.Min, ar.Max)
 		}
@@ -472,8 +501,11 @@ func (w *World) verifyPopulations(p *problems, ix *indexes) {
 		case c.Prototypes[pi].Flags&(FlagPlayer|FlagStatic) != 0:
 			p.add("population", i, "prototype %s is a player or static", c.Prototypes[pi].Name)
 		}
-		if !finite(pop.Density) || pop.Density < 0 {
+		switch {
+		case !finite(pop.Density) || pop.Density < 0:
 			p.add("population", i, "density %g negative or not finite", pop.Density)
+		case pop.Density > MaxDensity:
+			p.add("population", i, "density %g above %d per 1000 m²", pop.Density, MaxDensity)
 		}
 	}
 }
@@ -520,6 +552,19 @@ func (w *World) verifyRules(p *problems, ix *indexes) {
 		}
 		if zone {
 			p.add("hotspot-rule", i, "zone %d on an action that toggles no blackout (use -1)", r.Zone)
+		}
+	}
+}
+
+// verifyPowers checks the power table: rows only for powers the simulation has (the
+// bolt), each with a cooldown of 1..MaxFireCooldown frames.
+func (w *World) verifyPowers(p *problems) {
+	for i, pw := range w.Config.Powers {
+		if pw.ID != PowerBolt {
+			p.add("power", i, "unknown power %d (the simulation has power %d, the bolt)", pw.ID, PowerBolt)
+		}
+		if pw.Cooldown < 1 || pw.Cooldown > MaxFireCooldown {
+			p.add("power", i, "cooldown %d not in 1..%d frames", pw.Cooldown, MaxFireCooldown)
 		}
 	}
 }

@@ -291,6 +291,15 @@ func TestVerify(t *testing.T) {
 		{"population area", func(c *Config) { c.Populations[0].Area = 3 }, "population row 0: world: invalid configuration: unknown area 3"},
 		{"population proto", func(c *Config) { c.Populations[0].Prototype = 3 }, "population row 0: world: invalid configuration: unknown prototype 3"},
 		{"population density", func(c *Config) { c.Populations[0].Density = -2 }, "population row 0: world: invalid configuration: density -2"},
+		{"population density too high", func(c *Config) { c.Populations[0].Density = 1e9 }, "population row 0: world: invalid configuration: density 1e+09 above 100 per 1000 m²"},
+		{"radius too large", func(c *Config) { c.Prototypes[0].Radius = MaxRadius + 1 }, "prototype row 0: world: invalid configuration: radius 33 above 32 m"},
+		{"speed too high", func(c *Config) { c.Prototypes[0].Speed = MaxSpeed + 1 }, "prototype row 0: world: invalid configuration: speed 101 above 100 m/s"},
+		{"marker radius too large", func(c *Config) { c.Markers[0].Radius = MaxMarkerRadius + 1 }, "marker row 0: world: invalid configuration: radius 1025 above 1024 m"},
+		{"vertex too far", func(c *Config) { c.Vertices[4].Pos[1] = -MaxCoordinate - 1 }, "vertex row 4: world: invalid configuration: position [5 -4097] beyond ±4096 m"},
+		{"region too large", func(c *Config) { c.Regions[0].Max[0] = MaxCoordinate + 1 }, "region row 0: world: invalid configuration: bounds [0 0]..[4097 10] beyond ±4096 m"},
+		{"power id", func(c *Config) { c.Powers = []Power{{2, "beam", 5}} }, "power row 0: world: invalid configuration: unknown power 2"},
+		{"power cooldown 0", func(c *Config) { c.Powers = []Power{{1, "bolt", 0}} }, "power row 0: world: invalid configuration: cooldown 0 not in 1..200 frames"},
+		{"power cooldown too long", func(c *Config) { c.Powers = []Power{{1, "bolt", MaxFireCooldown + 1}} }, "power row 0: world: invalid configuration: cooldown 201 not in 1..200 frames"},
 		{"rule trigger", func(c *Config) {
 			c.Rules = []HotspotRule{withHotspot(c, HotspotRule{Prototype: -1, Action: ActionDespawn, Spawn: -1, Zone: -1})}
 		}, "hotspot-rule row 0: world: invalid configuration: unknown trigger 0"},
@@ -401,7 +410,7 @@ func TestConfigRoundTrip(t *testing.T) {
 	w.Rules = sampleRules()
 	var text bytes.Buffer
 	for _, tb := range w.Registry().Tables() {
-		if uid := tb.Schema().UID; uid < UIDRegion || uid > UIDHotspotRule {
+		if uid := tb.Schema().UID; uid < UIDRegion || uid > UIDPower {
 			continue
 		}
 		if err := w.Registry().WriteConfig(&text, tb); err != nil {
@@ -474,9 +483,10 @@ func TestTables(t *testing.T) {
 27 "prop-set"
 28 "population"
 29 "hotspot-rule"
+30 "power"
 40 "entity"
 41 "lost"
-/23
+/24
 `
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
@@ -527,6 +537,24 @@ func TestBuildMeshError(t *testing.T) {
 	}
 	if !errors.Is(err, navi.ErrTooFewPoints) && !errors.Is(err, navi.ErrZeroArea) {
 		t.Errorf("%v does not wrap the navi error", err)
+	}
+}
+
+// TestBuildMeshRegionError: a refusal that is no polygon's fault names the region's
+// row, with its file and line.
+func TestBuildMeshRegionError(t *testing.T) {
+	t.Parallel()
+	w, err := Load(overlay(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Regions[0].Max = w.Regions[0].Min // navi refuses empty bounds
+	_, err = w.BuildMesh(0, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "10-world.config:4: region row 0: region r: navi:") {
+		t.Errorf("got %v", err)
+	}
+	if !errors.Is(err, navi.ErrBounds) {
+		t.Errorf("%v does not wrap navi.ErrBounds", err)
 	}
 }
 
