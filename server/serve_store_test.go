@@ -25,7 +25,7 @@ func TestServeRefusesNewerStore(t *testing.T) {
 	}
 	db.Close()
 	var stdout, stderr bytes.Buffer
-	code := serveCommand([]string{"-db", path, "-addr", "127.0.0.1:0", "-deity-token", "t"}, &stdout, &stderr)
+	code := serveCommand([]string{"-db", path, "-addr", "127.0.0.1:0"}, &stdout, &stderr)
 	want := "server: store: " + path + ": schema version 99 is newer than this server's (" + strconv.Itoa(store.SchemaVersion) + "); run the server version that wrote it, or restore a backup\n"
 	if code != 1 || stderr.String() != want || strings.Contains(stdout.String(), "serving") {
 		t.Fatalf("serve on a newer store: exit %d, stdout %q, stderr %q; want exit 1, %q", code, stdout.String(), stderr.String(), want)
