@@ -50,7 +50,10 @@ test-fma:
 ## test-headless: the whole system without a screen: the real server in-process,
 ## 8 bot clients over loopback websockets, 1,200 frames, invariants, AOI leaks,
 ## prediction drift and the frame schedule checked every frame; with and without latency.
+## A check that ran on nothing (e.g. no exact frame without latency) fails the run. First the
+## headless tests without the race detector: test-native's -race build skips the long ones.
 test-headless:
+	$(GO) test -count=1 -run 'TestHeadless' ./server
 	$(GO) run ./server headless -frames 1200 -bots 8 -report out/headless.json
 	$(GO) run ./server headless -frames 1200 -bots 8 -seed 2 -net latency=80ms,jitter=20ms -report out/headless-latency.json
 
