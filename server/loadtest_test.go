@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 // the figures depend on the machine.
 func TestLoadtest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the server in real time for about 4 s")
+		t.Skip("-short: runs the server in real time for about 4 s; make test runs it")
 	}
 	path := filepath.Join(t.TempDir(), "out", "load.json")
 	defer checkNoLeak(t, goleak.IgnoreCurrent())
@@ -133,7 +133,7 @@ func TestLoadtestUsage(t *testing.T) {
 // that says why.
 func TestLoadtestJoinFailure(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts the server and the bot process")
+		t.Skip("-short: starts the server and the bot process; make test runs it")
 	}
 	path := filepath.Join(t.TempDir(), "load.json")
 	code, out, errs := runArgs("loadtest", "-bots", "2", "-join-timeout", "1ns", "-report", path)
