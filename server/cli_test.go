@@ -13,18 +13,20 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/twinframe/twinframe/internal/testenv"
 )
 
 // TestCommandLine builds the server and runs it as a user would (`go run ./server
 // xdump ...`): output on stdout, errors on stderr, exit statuses 0, 1 and 2.
 func TestCommandLine(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("-short: builds the binary; make test runs it")
 	}
 	t.Parallel()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command on PATH")
+		testenv.Missing(t, "no go command on PATH")
 	}
 	bin := filepath.Join(t.TempDir(), "server")
 	build := exec.Command(gobin, "build", "-o", bin, ".")
@@ -66,12 +68,12 @@ func TestCommandLine(t *testing.T) {
 // exits 0 after saying so.
 func TestServeBinary(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("-short: builds the binary; make test runs it")
 	}
 	t.Parallel()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command on PATH")
+		testenv.Missing(t, "no go command on PATH")
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "server")

@@ -148,6 +148,9 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 		rep.Failure = err.Error()
 		rep.OK = false
 	}
+	if err == nil {
+		rep.checksRan()
+	}
 	rep.summary(stdout)
 	if cfg.report != "" {
 		if werr := rep.write(cfg.report); werr != nil {
@@ -161,10 +164,40 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// checksRan adds a "not-run" violation for every check the report counts that
+// checked nothing: a check that never ran proves nothing, so the run must not pass
+// on it (the exact check, for one, finds nothing to flag when no prediction was ever
+// exact). The AOI check's projectiles are not among them: a run may see none.
+func (r *headlessReport) checksRan() {
+	checks := []struct {
+		name string
+		n    int
+		what string
+	}{
+		{"invariants", r.InvariantChecks, "states checked for the simulation invariants (invariantChecks)"},
+		{"aoi", r.AOI.Checks, "bot-frames checked against the AOI (aoi.checks)"},
+		{"deity", r.AOI.PlayerDumps, "players' xdumps checked for deity fields (aoi.playerDumpsChecked)"},
+		{"drift", r.Drift.FramesCompared, "predicted frames compared with the server's (drift.framesCompared)"},
+	}
+	if r.Drift.ExactCheck {
+		checks = append(checks, struct {
+			name string
+			n    int
+			what string
+		}{"exact", r.Drift.ExactFrames, "bot-frames whose prediction was the server's exact state (drift.exactFrames)"})
+	}
+	for _, c := range checks {
+		if c.n == 0 {
+			r.violate(headlessViolation{Frame: r.LastFrame, Check: "not-run",
+				What: fmt.Sprintf("the %s check did not run: 0 %s", c.name, c.what)})
+		}
+	}
+}
+
 // headlessViolation is one failed check.
 type headlessViolation struct {
 	Frame uint64 `json:"frame"`
-	Check string `json:"check"` // aoi, deity, drift, invariants, spiral, client
+	Check string `json:"check"` // aoi, deity, drift, exact, invariants, spiral, client, not-run
 	// Invariant names the simulation invariant a Check "invariants" violation
 	// breaks: ids, finite, region, walkable, interpenetration, or xdump (the
 	// final state's dump does not rebuild a game).
@@ -250,8 +283,9 @@ type headlessReport struct {
 		// whose prediction was the server's state bit for bit, and how often an
 		// exact prediction left it at a contact with another entity (any other
 		// departure is a violation).
-		ExactFrames    int `json:"exactFrames"`
-		ContactDesyncs int `json:"contactDesyncs"`
+		ExactCheck     bool `json:"exactCheck"` // the check applies: no added latency
+		ExactFrames    int  `json:"exactFrames"`
+		ContactDesyncs int  `json:"contactDesyncs"`
 	} `json:"drift"`
 	Invariants string              `json:"invariants"` // how the simulation invariants were checked
 	BytesIn    int64               `json:"bytesIn"`    // all bots
@@ -291,6 +325,9 @@ func (r *headlessReport) summary(w io.Writer) {
 	fmt.Fprintf(w, "headless: drift: %d frames compared, %d mismatched, %d corrections, max error %.3f m (bound %g m), %d late inputs; traffic %d B in, %d B out\n",
 		r.Drift.FramesCompared, r.Drift.FramesMismatched, r.Drift.Corrections, r.Drift.MaxPosError, r.Drift.BoundM,
 		r.Drift.LateInputs, r.BytesIn, r.BytesOut)
+	if r.Drift.ExactCheck {
+		fmt.Fprintf(w, "headless: exact: %d bot-frames predicted exactly, %d departures at contacts\n", r.Drift.ExactFrames, r.Drift.ContactDesyncs)
+	}
 	if r.Failure != "" {
 		fmt.Fprintf(w, "headless: failed: %s\n", r.Failure)
 	}
@@ -544,7 +581,7 @@ func (h *headlessRun) frame(ctx context.Context, sync barriers, play bool) error
 	if !play {
 		return nil
 	}
-	if h.cfg.net == (netsim.Conditions{}) {
+	if h.rep.Drift.ExactCheck {
 		h.checkExact(f)
 	}
 	for _, b := range h.bots {
@@ -600,6 +637,7 @@ func (h *headlessRun) loop(ctx context.Context) error {
 		h.rep.AOI.Remove = h.cfg.aoiRemove
 	}
 	h.rep.Drift.BoundM = h.cfg.driftBound
+	h.rep.Drift.ExactCheck = h.cfg.net == (netsim.Conditions{})
 	cpu0 := cputime.Process()
 	start := time.Now()
 	var reports []frameclock.Report

@@ -202,7 +202,7 @@ func TestHeadlessDeterministic(t *testing.T) {
 // resting on the wire's grid, up to 1/8 m off the server's.)
 func TestHeadlessExactWithoutLatency(t *testing.T) {
 	if raceEnabled {
-		t.Skip("600 frames of 8 bots take a minute under the race detector; make test-headless runs the check")
+		t.Skip("600 frames of 8 bots take a minute under the race detector; make test (test-headless) runs this test without it")
 	}
 	t.Parallel()
 	const frames, bots = 600, 8
@@ -214,5 +214,59 @@ func TestHeadlessExactWithoutLatency(t *testing.T) {
 	t.Logf("%d of %d bot-frames exact, %d departures at contacts", d.ExactFrames, frames*bots, d.ContactDesyncs)
 	if d.ExactFrames < frames*bots/4 || d.ContactDesyncs == 0 {
 		t.Errorf("exact frames %d of %d, contact departures %d: the check did not run", d.ExactFrames, frames*bots, d.ContactDesyncs)
+	}
+}
+
+// TestHeadlessFailsWhenACheckDoesNotRun: a run too short for one of its checks fails
+// with a named violation instead of passing on a check that never ran. In one frame
+// the players' xdumps (asked for half-way) are never answered: the deity check has
+// nothing to check.
+func TestHeadlessFailsWhenACheckDoesNotRun(t *testing.T) {
+	t.Parallel()
+	code, out, rep := runHeadlessArgs(t, "-frames", "1", "-bots", "1", "-seed", "3")
+	if code != 1 || rep.OK || rep.AOI.PlayerDumps != 0 || len(rep.Listed) == 0 || rep.Listed[0].Check != "not-run" {
+		t.Fatalf("exit %d, ok %v, %d player dumps; violations %+v", code, rep.OK, rep.AOI.PlayerDumps, rep.Listed)
+	}
+	if !strings.HasPrefix(out, "headless: FAIL") || !strings.Contains(out, "not-run: bot 0 entity 0: the deity check did not run") {
+		t.Errorf("summary: %q", out)
+	}
+}
+
+// TestChecksRan: each check the report counts is a not-run violation when it
+// counted nothing; the exact check only where it applies (no added latency).
+func TestChecksRan(t *testing.T) {
+	t.Parallel()
+	ran := func() headlessReport {
+		r := headlessReport{OK: true, InvariantChecks: 1}
+		r.AOI.Checks, r.AOI.PlayerDumps = 1, 1
+		r.Drift.FramesCompared, r.Drift.ExactCheck, r.Drift.ExactFrames = 1, true, 1
+		return r
+	}
+	tests := []struct {
+		name  string
+		unset func(*headlessReport)
+		want  string // the check named not run ("": none)
+	}{
+		{"all ran", func(*headlessReport) {}, ""},
+		{"exact", func(r *headlessReport) { r.Drift.ExactFrames = 0 }, "exact"},
+		{"exact with latency", func(r *headlessReport) { r.Drift.ExactFrames, r.Drift.ExactCheck = 0, false }, ""},
+		{"invariants", func(r *headlessReport) { r.InvariantChecks = 0 }, "invariants"},
+		{"aoi", func(r *headlessReport) { r.AOI.Checks = 0 }, "aoi"},
+		{"deity", func(r *headlessReport) { r.AOI.PlayerDumps = 0 }, "deity"},
+		{"drift", func(r *headlessReport) { r.Drift.FramesCompared = 0 }, "drift"},
+	}
+	for _, tc := range tests {
+		r := ran()
+		tc.unset(&r)
+		r.checksRan()
+		if tc.want == "" {
+			if !r.OK || r.Violations != 0 {
+				t.Errorf("%s: %+v", tc.name, r.Listed)
+			}
+			continue
+		}
+		if r.OK || r.Violations != 1 || r.Listed[0].Check != "not-run" || !strings.HasPrefix(r.Listed[0].What, "the "+tc.want+" check did not run") {
+			t.Errorf("%s: ok %v, %+v", tc.name, r.OK, r.Listed)
+		}
 	}
 }

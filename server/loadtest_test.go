@@ -14,6 +14,7 @@ import (
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
+	"go.uber.org/goleak"
 )
 
 // TestMain lets the test binary stand in for the server binary as the load
@@ -30,11 +31,10 @@ func TestMain(m *testing.M) {
 // the figures depend on the machine.
 func TestLoadtest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the server in real time for about 4 s")
+		t.Skip("-short: runs the server in real time for about 4 s; make test runs it")
 	}
 	path := filepath.Join(t.TempDir(), "out", "load.json")
-	before := runtime.NumGoroutine()
-	defer checkNoLeak(t, before)
+	defer checkNoLeak(t, goleak.IgnoreCurrent())
 	code, out, errs := runArgs("loadtest", "-bots", "3", "-duration", "2s", "-overload", "3", "-overload-for", "500ms", "-recover-for", "1s", "-frame-cpu", "-report", path)
 	t.Logf("exit %d\n%s%s", code, out, errs)
 	if code != 0 {
@@ -96,17 +96,19 @@ func TestLoadtest(t *testing.T) {
 	}
 }
 
-// checkNoLeak fails t if more goroutines run than before once the server's
-// have had a few seconds to end (idle HTTP connections close on their own).
-func checkNoLeak(t *testing.T, before int) {
+// checkNoLeak fails t if goroutines started since ignore was taken (the test's start)
+// still run once the server's have had a few seconds to end: idle HTTP connections
+// close on their own, later than goleak's own retries wait.
+func checkNoLeak(t *testing.T, ignore goleak.Option) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	err := goleak.Find(ignore)
+	for err != nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		err = goleak.Find(ignore)
 	}
-	if n := runtime.NumGoroutine(); n > before {
-		buf := make([]byte, 1<<16)
-		t.Errorf("%d goroutines still run, %d before the load test:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	if err != nil {
+		t.Errorf("goroutines of the load test still run: %v", err)
 	}
 }
 
@@ -131,7 +133,7 @@ func TestLoadtestUsage(t *testing.T) {
 // that says why.
 func TestLoadtestJoinFailure(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts the server and the bot process")
+		t.Skip("-short: starts the server and the bot process; make test runs it")
 	}
 	path := filepath.Join(t.TempDir(), "load.json")
 	code, out, errs := runArgs("loadtest", "-bots", "2", "-join-timeout", "1ns", "-report", path)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/twinframe/twinframe/client/clienttest"
+	"github.com/twinframe/twinframe/internal/testenv"
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/replica/replicatest"
 	"github.com/twinframe/twinframe/web"
@@ -72,10 +73,10 @@ func waitArrive(t *testing.T, b *webtest.Tab, goal vec) {
 // server over a real websocket.
 func TestBrowser(t *testing.T) {
 	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
+		t.Skip("-short: browser test; make test runs it")
 	}
 	if _, err := os.Stat(webtest.ChromiumPath); err != nil {
-		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", webtest.ChromiumPath)
+		testenv.Missing(t, "browser test: %s not found (make setup installs chromium)", webtest.ChromiumPath)
 	}
 	start := time.Now()
 	dir := webtest.BuildWasm(t, "../wasm")

@@ -70,7 +70,14 @@ func SweepSphereAABB(s Sphere, motion mgl32.Vec3, b AABB3) (Hit3, bool) {
 				q[axis] = b.Min[axis]
 			}
 		} else {
-			n = awayFrom3(motion)
+			// The centre starts inside e only through the rounding of b.Max+r (or b.Min-r):
+			// the exact test above found it at least r from b, so it touches q. As for any
+			// touching start, that is a hit only when moving inward; the normal is the face's,
+			// from q to the centre, not the motion's.
+			var ok bool
+			if n, ok = unit3(sub3(o, q)); !ok || dot3(n, motion) >= 0 {
+				return Hit3{}, false
+			}
 		}
 		return checked3(Hit3{T: t, Point: q, Normal: n})
 	}
@@ -187,7 +194,11 @@ func SweepCircleAABB(c Circle, motion mgl32.Vec2, b AABB) (Hit, bool) {
 				q[axis] = b.Min[axis]
 			}
 		} else {
-			n = awayFrom2(motion)
+			// Touching through the rounding of the expanded rectangle, as in SweepSphereAABB.
+			var ok bool
+			if n, ok = Unit(sub2(o, q)); !ok || dot2(n, motion) >= 0 {
+				return Hit{}, false
+			}
 		}
 		return checked(Hit{T: t, Point: q, Normal: n})
 	}

@@ -184,3 +184,32 @@ func TestSweepSphereAABBMinkowski(t *testing.T) {
 		t.Errorf("only %d of %d cases compared", compared, randomCases)
 	}
 }
+
+// TestSweepAABBTouchingThroughRounding: a ball resting exactly on the top face (centre
+// 0.1, radius 15.1, face at -15) whose centre lies inside the expanded box only because
+// -15+15.1 rounds up to 0.10000038. Such a start touches the box: a hit at T = 0 with the
+// face's normal when moving in, no hit when moving out or sliding. The sweeps used to take
+// the motion's reverse as the normal and report hits when moving away (a fuzz crasher).
+func TestSweepAABBTouchingThroughRounding(t *testing.T) {
+	box := AABB{v2(-47, -32.444443), v2(518, -15)}
+	box3 := AABB3{v3(-47, -32.444443, -1), v3(518, -15, 1)}
+	tests := []struct {
+		name   string
+		motion mgl32.Vec2
+		want   Hit
+		ok     bool
+	}{
+		{"moving in", v2(-50.72, -504), Hit{0, v2(-3, -15), v2(0, 1)}, true},
+		{"moving in, straight down", v2(0, -1), Hit{0, v2(-3, -15), v2(0, 1)}, true},
+		{"moving out", v2(-50.72, 504), Hit{}, false},
+		{"sliding", v2(100, 0), Hit{}, false},
+		{"still", v2(0, 0), Hit{}, false},
+	}
+	for _, tc := range tests {
+		got, ok := SweepCircleAABB(Circle{v2(-3, 0.1), 15.1}, tc.motion, box)
+		checkHit2(t, "circle "+tc.name, got, ok, tc.want, tc.ok)
+		got3, ok3 := SweepSphereAABB(Sphere{v3(-3, 0.1, 0), 15.1}, v3(tc.motion[0], tc.motion[1], 0), box3)
+		want3 := Hit3{tc.want.T, v3(tc.want.Point[0], tc.want.Point[1], 0), v3(tc.want.Normal[0], tc.want.Normal[1], 0)}
+		checkHit3(t, "sphere "+tc.name, got3, ok3, want3, tc.ok)
+	}
+}

@@ -157,7 +157,7 @@ func checkStable(t *testing.T, id protocol.ID, m proto.Message) {
 // TestWriteSeedCorpus rewrites testdata/fuzz from the seeds above with -update.
 func TestWriteSeedCorpus(t *testing.T) {
 	if !*update {
-		t.Skip("run with -update to rewrite testdata/fuzz")
+		t.Skip("not a check: run with -update to rewrite testdata/fuzz (every test run reads it as the fuzz targets' seeds)")
 	}
 	write := func(target, name, body string) {
 		dir := filepath.Join("testdata", "fuzz", target)

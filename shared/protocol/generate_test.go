@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/twinframe/twinframe/internal/testenv"
 )
 
 // TestGeneratedCodeIsFresh regenerates every .proto into a temporary directory
@@ -16,10 +18,10 @@ import (
 // missing, or has no .proto any more.
 func TestGeneratedCodeIsFresh(t *testing.T) {
 	if runtime.GOOS == "js" {
-		t.Skip("js/wasm cannot run protoc; the native test run checks the generated code")
+		t.Skip("js/wasm cannot run protoc; the native run (make test-native) checks the generated code")
 	}
 	if _, err := exec.LookPath("protoc"); err != nil {
-		t.Skip("protoc is not installed (make setup installs protobuf-compiler); cannot check generated code")
+		testenv.Missing(t, "protoc is not installed (make setup installs protobuf-compiler); cannot check generated code")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {

@@ -8,7 +8,7 @@ import "testing"
 // navi's FindPath (its exact-predicate fallback allocates big numbers).
 func TestSteadyStateAllocs(t *testing.T) {
 	if raceEnabled || testing.Short() {
-		t.Skip("allocation counts need the plain build")
+		t.Skip("allocation counts need the plain build: make test-wasm runs this test without -race or -short")
 	}
 	g := crowd(t, 1000, 5)
 	for range 1000 {

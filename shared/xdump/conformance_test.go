@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/twinframe/twinframe/internal/testenv"
 )
 
 // The Empire conformance data is read in place, never copied into the repository
@@ -31,7 +33,7 @@ func conformanceDir() string {
 func requireEmpire(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(empireDir); err != nil {
-		t.Skipf("conformance data absent (%s; set TWINFRAME_CONFORMANCE): %v", empireDir, err)
+		testenv.Missing(t, "conformance data absent (%s; set TWINFRAME_CONFORMANCE): %v", empireDir, err)
 	}
 }
 

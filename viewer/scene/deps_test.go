@@ -10,7 +10,7 @@ import (
 // display) and of the server, natively and for the wasm build.
 func TestHeadlessDependencies(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs go list")
+		t.Skip("-short: runs go list; make test runs it")
 	}
 	for _, goos := range []string{"", "js"} {
 		args := []string{"list", "-deps", "github.com/twinframe/twinframe/viewer/draw",

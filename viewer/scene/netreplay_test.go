@@ -14,7 +14,7 @@ import (
 // the authoritative positions the live replica held at each of those frames.
 func TestNetworkRecordAndReplay(t *testing.T) {
 	if testing.Short() {
-		t.Skip("real websocket and 20 Hz server")
+		t.Skip("-short: real websocket and 20 Hz server; make test runs it")
 	}
 	srv := startServer(t)
 	n := NewNetwork(NetworkOptions{URL: srv.URL, Name: "replay-test", NoXdump: true})

@@ -52,7 +52,7 @@ func until(t *testing.T, n *Network, start time.Time, timeout time.Duration, wha
 
 func TestNetworkSource(t *testing.T) {
 	if testing.Short() {
-		t.Skip("real websocket and 20 Hz server")
+		t.Skip("-short: real websocket and 20 Hz server; make test runs it")
 	}
 	srv := startServer(t)
 	n := NewNetwork(NetworkOptions{URL: srv.URL, Name: "viewer-test", NoXdump: true})

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/twinframe/twinframe/internal/testenv"
 	"github.com/twinframe/twinframe/web"
 )
 
@@ -85,7 +86,7 @@ type Tab struct {
 func StartBrowser(t *testing.T, width, height int) context.Context {
 	t.Helper()
 	if _, err := os.Stat(ChromiumPath); err != nil {
-		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", ChromiumPath)
+		testenv.Missing(t, "browser test: %s not found (make setup installs chromium)", ChromiumPath)
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(ChromiumPath),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/twinframe/twinframe/internal/testenv"
 	"github.com/twinframe/twinframe/web"
 	"github.com/twinframe/twinframe/web/webtest"
 )
@@ -50,10 +51,10 @@ func TestBrowserAgainstServer(t *testing.T) {
 func servePage(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("browser test skipped in -short mode")
+		t.Skip("-short: browser test; make test runs it")
 	}
 	if _, err := os.Stat(webtest.ChromiumPath); err != nil {
-		t.Skipf("browser test skipped: %s not found (make setup installs chromium)", webtest.ChromiumPath)
+		testenv.Missing(t, "browser test: %s not found (make setup installs chromium)", webtest.ChromiumPath)
 	}
 	dir := webtest.BuildWasm(t, "../../../wasm")
 	s := startServer(t, "", nil)

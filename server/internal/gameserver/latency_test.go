@@ -18,7 +18,7 @@ import (
 // a page starved of CPU leads the server by more than the slider adds.)
 func TestLatencyJumpCorrectsPrediction(t *testing.T) {
 	if testing.Short() {
-		t.Skip("real time: a few seconds of walking")
+		t.Skip("-short: real time, a few seconds of walking; make test runs it")
 	}
 	s := startServer(t, "", func(c *Config) { c.NoPopulation = true })
 	var up, down netsim.Conditions

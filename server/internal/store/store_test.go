@@ -142,7 +142,7 @@ func readAvatar(blob []byte) (int64, error) {
 func TestCrashChild(t *testing.T) {
 	path := os.Getenv("TWINFRAME_STORE_CRASH_DB")
 	if path == "" {
-		t.Skip("run by TestKilledDuringSaves")
+		t.Skip("not a test of its own: the process TestKilledDuringSaves starts and kills")
 	}
 	ctx := context.Background()
 	s, err := Open(ctx, path)
@@ -169,7 +169,7 @@ func TestCrashChild(t *testing.T) {
 // intact and loads.
 func TestKilledDuringSaves(t *testing.T) {
 	if testing.Short() {
-		t.Skip("spawns processes")
+		t.Skip("-short: spawns processes; make test runs it")
 	}
 	t.Parallel()
 	seed := uint64(20261201)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/twinframe/twinframe/internal/testenv"
 )
 
 // TestNativeViewerUnderXvfb opens the native viewer (-local) in a virtual X display,
@@ -16,11 +18,11 @@ import (
 // world on the left, the panel on the right.
 func TestNativeViewerUnderXvfb(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs the native viewer")
+		t.Skip("-short: builds and runs the native viewer; make test runs it")
 	}
 	xvfb, err := exec.LookPath("xvfb-run")
 	if err != nil {
-		t.Skip("xvfb-run not found (make setup installs xvfb)")
+		testenv.Missing(t, "xvfb-run not found (make setup installs xvfb)")
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "viewer")
