@@ -255,6 +255,16 @@ func (s *Server) Run(ctx context.Context, period time.Duration) error {
 	}
 }
 
+// Kick disconnects every session; the server keeps listening (clients
+// reconnect, as after a network failure).
+func (s *Server) Kick() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ss := range s.sessions {
+		ss.conn.Close()
+	}
+}
+
 // Sessions returns the number of logged-in sessions.
 func (s *Server) Sessions() int {
 	s.mu.Lock()
