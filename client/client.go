@@ -31,7 +31,11 @@ var ReadLimits = protocol.Limits{MaxPacketSize: 8 << 20, MaxMessageSize: 4 << 20
 type Options struct {
 	Name       string
 	DeityToken string // empty: a player
-	Replica    *replica.Options
+	// Secret is the account's password, or the token the server issued at the
+	// name's first login (IssuedToken); empty at a first login, which is then
+	// issued a token. With a secret, a first login sets it as the password.
+	Secret  string
+	Replica *replica.Options
 	// Up and Down, when set, simulate network conditions on the connection (what the
 	// client sends and what it receives), seeded with Seed. SetNet changes them.
 	Up, Down *netsim.Conditions
@@ -63,8 +67,10 @@ type Client struct {
 	conn netsim.Conn
 	link *netsim.Link // nil without simulated conditions
 
-	mu       sync.Mutex // guards r, lastPing, loginErr
+	mu       sync.Mutex // guards r, lastPing, loginErr, issued
 	r        *replica.Replica
+	issued   string
+	answered bool // the login result came
 	lastPing time.Duration
 	pinged   bool
 	loginErr error
@@ -125,6 +131,9 @@ func New(conn netsim.Conn, opt *Options) (*Client, error) {
 	login := &pb.NetMessageLogin{Name: c.opt.Name, ProtocolVersion: protocol.Version}
 	if c.opt.DeityToken != "" {
 		login.DeityToken = proto.String(c.opt.DeityToken)
+	}
+	if c.opt.Secret != "" {
+		login.Secret = proto.String(c.opt.Secret)
 	}
 	if err := c.Send(login); err != nil {
 		c.conn.Close()
@@ -226,8 +235,19 @@ func (c *Client) receive(msgs []proto.Message) *pb.NetMessageResyncRequest {
 	defer c.mu.Unlock()
 	now := c.opt.Now()
 	for _, m := range msgs {
-		if lr, ok := m.(*pb.NetMessageLoginResult); ok && lr.GetErrorCode() != pb.ErrorCode_ERROR_CODE_NONE && c.loginErr == nil {
-			c.loginErr = fmt.Errorf("%w: %v: %s", ErrLoginRefused, lr.GetErrorCode(), lr.GetError())
+		if lr, ok := m.(*pb.NetMessageLoginResult); ok {
+			if lr.GetErrorCode() != pb.ErrorCode_ERROR_CODE_NONE && c.loginErr == nil {
+				c.loginErr = fmt.Errorf("%w: %v: %s", ErrLoginRefused, lr.GetErrorCode(), lr.GetError())
+			}
+			if t := lr.GetIssuedToken(); t != "" {
+				c.issued = t
+			}
+			c.answered = true
+		}
+		// An error before the login result refuses the login (a wrong secret,
+		// a full server): the server closes the connection after it.
+		if e, ok := m.(*pb.NetMessageError); ok && !c.answered && c.loginErr == nil {
+			c.loginErr = fmt.Errorf("%w: %v: %s", ErrLoginRefused, e.GetCode(), e.GetText())
 		}
 		if fs, ok := m.(*pb.NetMessageServerFrameStats); ok {
 			c.frames.add(fs)
@@ -240,6 +260,15 @@ func (c *Client) receive(msgs []proto.Message) *pb.NetMessageResyncRequest {
 		close(c.readyCh)
 	}
 	return c.r.TakeResyncRequest()
+}
+
+// IssuedToken returns the token the server issued at this login (the name's
+// first), once WaitReady has returned, or "". The server sends it once and keeps
+// only its hash: keep it, and log in with it as Options.Secret from then on.
+func (c *Client) IssuedToken() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.issued
 }
 
 // Ready reports, without waiting, whether WaitReady would return: the server has
@@ -261,6 +290,11 @@ func (c *Client) WaitReady(ctx context.Context) error {
 		defer c.mu.Unlock()
 		return c.loginErr
 	case <-c.done:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.loginErr != nil {
+			return c.loginErr // why the server closed
+		}
 		return c.err
 	case <-ctx.Done():
 		return ctx.Err()

@@ -2,6 +2,8 @@ package client_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -183,6 +185,52 @@ func TestReady(t *testing.T) {
 		}
 		if err := c.WaitReady(context.Background()); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// A name's first login is issued a token; a later login under the name needs it
+// (or the password a first login set): without it WaitReady reports the refusal.
+func TestAccountSecrets(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, err := clienttest.NewServer(&replicatest.Options{Seed: 1, NoPopulation: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		login := func(name, secret string) (*client.Client, error) {
+			c, err := client.New(srv.Connect(), &client.Options{Name: name, Secret: secret})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			synctest.Wait()
+			if err := srv.Step(); err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait()
+			return c, c.WaitReady(context.Background())
+		}
+		first, err := login("ada", "")
+		token := first.IssuedToken()
+		if err != nil || len(token) < 43 {
+			t.Fatalf("first login: %v, issued %q", err, token)
+		}
+		for _, secret := range []string{"", "guess", token + "x"} {
+			if _, err := login("ada", secret); !errors.Is(err, client.ErrLoginRefused) || !strings.Contains(err.Error(), "BAD_SECRET") {
+				t.Errorf("login with %q: %v, want ErrLoginRefused for BAD_SECRET", secret, err)
+			}
+		}
+		again, err := login("ada", token)
+		if err != nil || again.IssuedToken() != "" {
+			t.Errorf("login with the token: %v, issued %q", err, again.IssuedToken())
+		}
+		pw, err := login("bob", "hunter2")
+		if err != nil || pw.IssuedToken() != "" {
+			t.Errorf("first login with a password: %v, issued %q", err, pw.IssuedToken())
+		}
+		if _, err := login("bob", "hunter3"); !errors.Is(err, client.ErrLoginRefused) {
+			t.Errorf("wrong password: %v", err)
 		}
 	})
 }

@@ -47,6 +47,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	wasmDir := fl.String("wasm-dir", "web", "`directory` of viewer.wasm and wasm_exec.js (make wasm)")
 	everyFrame := fl.Bool("every-frame-updates", false, "send moving entities' locomotion every frame instead of when clients' walked copies stray")
 	verbose := fl.Bool("v", false, "log debug messages")
+	openLogin := fl.Bool("open-login", false, "let any login take a name and its avatar without the account's secret (local debugging only)")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -100,7 +101,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: *seed, DeityToken: *token,
 		OriginPatterns: splitList(*origins), SaveEvery: *saveEvery, EveryFrameUpdates: *everyFrame, Logger: log,
 		MaxPlayers: *maxPlayers, IdleTimeout: *idle, AllowHosts: allowHosts, MaxConns: *maxConns,
-		MaxConnsPerAddr: *maxPerAddr, MetricsToken: *metricsToken})
+		MaxConnsPerAddr: *maxPerAddr, MetricsToken: *metricsToken, OpenLogin: *openLogin})
 	if err != nil {
 		fmt.Fprintf(stderr, "server: %v\n", err)
 		return 1

@@ -20,12 +20,14 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the sandbox simulation")
 	name := flag.String("name", "viewer", "player name (networked mode)")
 	token := flag.String("token", os.Getenv("TWINFRAME_DEITY_TOKEN"), "deity token (networked mode; default $TWINFRAME_DEITY_TOKEN)")
+	secret := flag.String("secret", os.Getenv("TWINFRAME_SECRET"),
+		"the account's password, or the token the server issued at the name's first login (networked mode; default $TWINFRAME_SECRET)")
 	noXdump := flag.Bool("noxdump", false, "do not ask the server for the inspected entity's xdump row")
 	net := flag.String("net", "", "simulated network conditions, e.g. latency=80ms,jitter=20ms (networked mode)")
 	shot := flag.String("screenshot", "", "write the screen to this PNG file after -after, then exit")
 	after := flag.Duration("after", 3*time.Second, "when to take the -screenshot")
 	flag.Parse()
-	src, err := newSource(*local, *server, *seed, *name, *token, *net, *noXdump)
+	src, err := newSource(*local, *server, *seed, *name, *token, *secret, *net, *noXdump)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "viewer:", err)
 		os.Exit(2)
@@ -36,11 +38,16 @@ func main() {
 	}
 }
 
-func newSource(local bool, server string, seed uint64, name, token, net string, noXdump bool) (scene.Source, error) {
+func newSource(local bool, server string, seed uint64, name, token, secret, net string, noXdump bool) (scene.Source, error) {
 	if local || server == "" {
 		return scene.NewLocal(scene.LocalOptions{Seed: seed})
 	}
-	opt := scene.NetworkOptions{URL: server, Name: name, DeityToken: token, NoXdump: noXdump}
+	opt := scene.NetworkOptions{URL: server, Name: name, DeityToken: token, NoXdump: noXdump, Secret: secret,
+		// Natively there is no storage to keep it in: the user passes it next time.
+		OnIssuedToken: func(tok string) {
+			fmt.Fprintf(os.Stderr, "viewer: the server created the account %q and issued its token; "+
+				"log in as %q again with -secret %s (or TWINFRAME_SECRET)\n", name, name, tok)
+		}}
 	if net != "" {
 		c, err := netsim.ParseConditions(net)
 		if err != nil {

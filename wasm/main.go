@@ -4,7 +4,12 @@
 // Design note: the page picks the source with ?mode=local (the sandbox: the simulation
 // runs in the page with the embedded default world) or, by default, the networked mode,
 // which connects to the page's own server at /ws (?server=ws://... overrides it; ?name=
-// and ?token= set the player name and the deity token).
+// sets the player name). The deity token comes from the fragment (#token=, never sent
+// to a server) or ?token=; the page then removes it from the address bar and history
+// (history.replaceState) and keeps it in sessionStorage for reloads of the tab. The
+// account token the server issues at a name's first login is kept in localStorage,
+// per server origin and name, and sent at every later login; natively -secret (or
+// $TWINFRAME_SECRET) gives it.
 //
 // window.twinframe (the page's contract, for tests and power users), refreshed after
 // every viewer update:
@@ -47,7 +52,10 @@ type page struct {
 	server string // websocket URL of the server
 	name   string // player name
 	token  string // deity token
-	xdump  bool   // the inspector asks the server for xdump rows
+	secret string // the account's password or issued token
+	// onIssued keeps a token the server issued (nil: nowhere to keep it).
+	onIssued func(token string)
+	xdump    bool // the inspector asks the server for xdump rows
 }
 
 // Page modes.
@@ -65,7 +73,8 @@ func main() {
 	case modeLocal:
 		src, err = scene.NewLocal(scene.LocalOptions{Seed: pg.seed})
 	case modeNetwork:
-		src = scene.NewNetwork(scene.NetworkOptions{URL: pg.server, Name: pg.name, DeityToken: pg.token, NoXdump: !pg.xdump})
+		src = scene.NewNetwork(scene.NetworkOptions{URL: pg.server, Name: pg.name, DeityToken: pg.token, NoXdump: !pg.xdump,
+			Secret: pg.secret, OnIssuedToken: pg.onIssued})
 	default:
 		err = fmt.Errorf("unknown mode %q: use mode=local (sandbox) or mode=network", mode)
 	}

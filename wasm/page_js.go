@@ -4,8 +4,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"syscall/js"
 	"time"
 
@@ -17,11 +19,12 @@ import (
 // inBrowser says whether the page (and its HTML panel) hosts the viewer.
 const inBrowser = true
 
-// pageMode reads ?mode=, ?seed=, ?server=, ?name= and ?token= from the page's URL.
+// pageMode reads ?mode=, ?seed=, ?server=, ?name= and the deity token (#token= or
+// ?token=) from the page's URL, and the account's secret from localStorage.
 func pageMode() page {
 	loc := js.Global().Get("location")
 	q, _ := url.ParseQuery(trimQuery(loc.Get("search").String()))
-	p := page{mode: q.Get("mode"), server: q.Get("server"), name: q.Get("name"), token: q.Get("token"), xdump: q.Get("xdump") != "off"}
+	p := page{mode: q.Get("mode"), server: q.Get("server"), name: q.Get("name"), xdump: q.Get("xdump") != "off"}
 	if p.mode == "" {
 		p.mode = modeNetwork
 	}
@@ -39,7 +42,88 @@ func pageMode() page {
 	if p.name == "" {
 		p.name = "viewer"
 	}
+	p.token = deityToken(loc, q)
+	key := secretKey(p.server, p.name)
+	p.secret = storageGet("localStorage", key)
+	p.onIssued = func(tok string) { storageSet("localStorage", key, tok) }
 	return p
+}
+
+// tokenKey is the sessionStorage key of the deity token.
+const tokenKey = "twinframe.deityToken"
+
+// deityToken takes the deity token from the URL's fragment (#token=, which the
+// browser never sends to a server) or query (?token=), removes it from the
+// address bar and the history entry (history.replaceState), and keeps it in
+// sessionStorage for reloads of this tab; without one in the URL it returns the
+// kept one.
+func deityToken(loc js.Value, q url.Values) string {
+	frag, _ := url.ParseQuery(strings.TrimPrefix(loc.Get("hash").String(), "#"))
+	tok := frag.Get("token")
+	if tok == "" {
+		tok = q.Get("token")
+	}
+	if !frag.Has("token") && !q.Has("token") {
+		return storageGet("sessionStorage", tokenKey)
+	}
+	storageSet("sessionStorage", tokenKey, tok)
+	frag.Del("token")
+	q.Del("token")
+	clean := loc.Get("pathname").String()
+	if len(q) > 0 {
+		clean += "?" + q.Encode()
+	}
+	if len(frag) > 0 {
+		clean += "#" + frag.Encode()
+	}
+	hist := js.Global().Get("history")
+	if hist.Type() == js.TypeObject {
+		safeJS(func() { hist.Call("replaceState", js.Null(), "", clean) })
+	}
+	return tok
+}
+
+// secretKey is the localStorage key of the account secret for a name on a
+// server: the server's origin (scheme and host) and the name.
+func secretKey(server, name string) string {
+	origin := server
+	if u, err := url.Parse(server); err == nil {
+		origin = u.Scheme + "://" + u.Host
+	}
+	return "twinframe.secret " + origin + " " + name
+}
+
+// storageGet reads key from window[store] (localStorage, sessionStorage): ""
+// when it is missing or storage is unavailable (a private window, a sandbox).
+func storageGet(store, key string) (v string) {
+	safeJS(func() {
+		if st := js.Global().Get(store); st.Type() == js.TypeObject {
+			if x := st.Call("getItem", key); x.Type() == js.TypeString {
+				v = x.String()
+			}
+		}
+	})
+	return v
+}
+
+// storageSet writes key to window[store], if storage is available.
+func storageSet(store, key, value string) {
+	safeJS(func() {
+		if st := js.Global().Get(store); st.Type() == js.TypeObject {
+			st.Call("setItem", key, value)
+		}
+	})
+}
+
+// safeJS runs f, turning a JavaScript exception (storage denied, quota) into a
+// console warning instead of a crash of the viewer.
+func safeJS(f func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			js.Global().Get("console").Call("warn", "twinframe: ", fmt.Sprint(r))
+		}
+	}()
+	f()
 }
 
 func trimQuery(s string) string {

@@ -21,9 +21,20 @@ func pageMode() page {
 	flag.StringVar(&p.server, "server", "ws://127.0.0.1:8080/ws", "websocket URL of the server (network mode)")
 	flag.StringVar(&p.name, "name", "viewer", "player name (network mode)")
 	flag.StringVar(&p.token, "token", "", "deity token (network mode)")
+	flag.StringVar(&p.secret, "secret", os.Getenv("TWINFRAME_SECRET"), "the account's password or issued token (network mode; default $TWINFRAME_SECRET)")
 	flag.BoolVar(&p.xdump, "xdump", true, "the inspector asks the server for entity rows (network mode)")
 	flag.Parse()
+	p.onIssued = printIssued(p.name)
 	return p
+}
+
+// printIssued returns the function that tells the user the token the server
+// issued for name: natively there is no storage to keep it in.
+func printIssued(name string) func(string) {
+	return func(tok string) {
+		fmt.Fprintf(os.Stderr, "twinframe viewer: the server created the account %q and issued its token; "+
+			"log in as %q again with -secret %s (or TWINFRAME_SECRET)\n", name, name, tok)
+	}
 }
 
 // publish has nothing to publish to natively.

@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -39,7 +40,7 @@ func TestBots(t *testing.T) {
 				defer cancel()
 				var bots []*bot.Bot
 				for i := range 4 {
-					c, err := client.New(srv.Connect(), &client.Options{Name: "bot", Up: tc.net, Down: tc.net, Seed: uint64(i)})
+					c, err := client.New(srv.Connect(), &client.Options{Name: fmt.Sprintf("bot%d", i), Up: tc.net, Down: tc.net, Seed: uint64(i)})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -4,11 +4,17 @@
 //
 // The server speaks the protocol of DESIGN.md §5: the first client message must
 // be NetMessageLogin; it answers with the login result and the region change in
-// one packet, then sends every session one packet per frame.
+// one packet, then sends every session one packet per frame. It keeps accounts
+// as the real server does, in memory: a name's first login sets its password
+// (the login's secret) or is issued a token; later logins under the name must
+// present it, else the server sends ERROR_CODE_BAD_SECRET and closes.
 package clienttest
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -35,6 +41,7 @@ type Server struct {
 	Sim      *replicatest.Server
 	sessions []*session
 	spawns   int
+	secrets  map[string]string // account name → password or issued token
 	wg       sync.WaitGroup
 	closed   bool
 }
@@ -54,7 +61,7 @@ func NewServer(opt *replicatest.Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{Sim: sim}, nil
+	return &Server{Sim: sim, secrets: map[string]string{}}, nil
 }
 
 // Listen starts the websocket endpoint on a loopback port and sets URL.
@@ -161,11 +168,31 @@ func (s *Server) login(ctx context.Context, conn netsim.Conn, m proto.Message) (
 	if s.closed {
 		return nil, errors.New("clienttest: closed")
 	}
-	c, msgs, err := s.Sim.Login(login.GetName(), s.spawns)
+	name, secret := login.GetName(), login.GetSecret()
+	want, known := s.secrets[name]
+	if known && subtle.ConstantTimeCompare([]byte(secret), []byte(want)) != 1 {
+		ss := &session{conn: conn}
+		_ = ss.send(ctx, []proto.Message{&pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_SECRET, Text: "wrong or missing secret for " + name}})
+		return nil, errors.New("clienttest: bad secret")
+	}
+	c, msgs, err := s.Sim.Login(name, s.spawns)
 	if err != nil {
 		return nil, err
 	}
 	s.spawns++
+	if !known {
+		if secret == "" {
+			var b [32]byte
+			_, _ = rand.Read(b[:])
+			secret = base64.RawURLEncoding.EncodeToString(b[:])
+			for _, m := range msgs {
+				if lr, ok := m.(*pb.NetMessageLoginResult); ok {
+					lr.IssuedToken = secret
+				}
+			}
+		}
+		s.secrets[name] = secret
+	}
 	ss := &session{conn: conn, c: c}
 	if err := ss.send(ctx, msgs); err != nil {
 		return nil, err
@@ -225,6 +252,16 @@ func (s *Server) Run(ctx context.Context, period time.Duration) error {
 				return err
 			}
 		}
+	}
+}
+
+// Kick disconnects every session; the server keeps listening (clients
+// reconnect, as after a network failure).
+func (s *Server) Kick() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ss := range s.sessions {
+		ss.conn.Close()
 	}
 }
 

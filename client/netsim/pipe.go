@@ -6,7 +6,8 @@ import (
 )
 
 // Pipe returns the two ends of an in-memory message Conn: what one writes, the
-// other reads, in order. Closing either end closes both.
+// other reads, in order. Closing either end closes both; what was written
+// before is still read.
 func Pipe() (Conn, Conn) {
 	ab, ba := make(chan []byte, queueLen), make(chan []byte, queueLen)
 	done := make(chan struct{})
@@ -27,6 +28,13 @@ func (p *pipeEnd) Read(ctx context.Context) ([]byte, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-p.done:
+		// What was written before the close is still read, as over a
+		// websocket, where the close frame follows the last message.
+		select {
+		case b := <-p.in:
+			return b, nil
+		default:
+		}
 		return nil, ErrClosed
 	}
 }

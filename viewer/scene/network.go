@@ -40,6 +40,13 @@ type NetworkOptions struct {
 	Name string
 	// DeityToken, when set, logs in as the deity (pause, step and resume the region).
 	DeityToken string
+	// Secret is the account's password or the token the server issued at the
+	// name's first login. The source keeps a token it is issued and logs in
+	// with it when it reconnects.
+	Secret string
+	// OnIssuedToken, if set, is called (in Update) with a token the server
+	// issued, for the caller to keep for later sessions (the page's localStorage).
+	OnIssuedToken func(token string)
 	// Net is the initial simulated network condition, both ways (SetNet changes it).
 	Net netsim.Conditions
 	// NoXdump keeps the inspector from asking the server for entity rows (for servers
@@ -161,7 +168,7 @@ func (n *Network) dial() {
 	ctx, cancel := context.WithTimeout(context.Background(), DialTimeout)
 	n.cancel = cancel
 	up, down := n.opt.Net, n.opt.Net
-	opt := &client.Options{Name: n.opt.Name, DeityToken: n.opt.DeityToken, Up: &up, Down: &down, OnMessage: n.onMessage}
+	opt := &client.Options{Name: n.opt.Name, DeityToken: n.opt.DeityToken, Secret: n.opt.Secret, Up: &up, Down: &down, OnMessage: n.onMessage}
 	deity := n.opt.DeityToken != ""
 	n.mu.Lock()
 	n.rec.restart() // before the new connection's first message
@@ -199,6 +206,13 @@ func (n *Network) Update(now time.Duration) error {
 			n.redial = min(2*n.redial, MaxRedial)
 		} else {
 			n.c, n.redial, n.lastErr = r.c, MinRedial, ""
+			if t := r.c.IssuedToken(); t != "" {
+				n.opt.Secret = t
+				n.addLog(0, "account created for "+n.opt.Name+": the server issued its token")
+				if n.opt.OnIssuedToken != nil {
+					n.opt.OnIssuedToken(t)
+				}
+			}
 			n.stats, n.statsAt = client.Stats{}, now
 			n.nextStat, n.srv = 0, serverTimings{}
 			n.addLog(0, "connected to "+n.opt.URL)

@@ -143,6 +143,38 @@ func TestNetworkSource(t *testing.T) {
 	until(t, n, start, 10*time.Second, "the disconnection", func(s Status) bool { return !s.Connected && s.Error != "" })
 }
 
+// TestNetworkKeepsIssuedToken: the source keeps the token its first login was
+// issued, hands it to OnIssuedToken, and logs in with it when it reconnects
+// (without it the server refuses the name: BAD_SECRET).
+func TestNetworkKeepsIssuedToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real websocket and 20 Hz server")
+	}
+	srv := startServer(t)
+	var issued []string
+	n := NewNetwork(NetworkOptions{URL: srv.URL, Name: "returning", NoXdump: true,
+		OnIssuedToken: func(tok string) { issued = append(issued, tok) }})
+	defer n.Close()
+	start := time.Now()
+	until(t, n, start, 15*time.Second, "connection", func(s Status) bool { return s.Connected && s.AvatarID != 0 })
+	if len(issued) != 1 || len(issued[0]) < 43 {
+		t.Fatalf("issued tokens %q", issued)
+	}
+	first := n.Status().AvatarID
+	srv.Kick()
+	until(t, n, start, 10*time.Second, "the disconnection", func(s Status) bool { return !s.Connected })
+	until(t, n, start, 15*time.Second, "the reconnection", func(s Status) bool { return s.Connected && s.AvatarID != 0 && s.AvatarID != first })
+	if len(issued) != 1 {
+		t.Errorf("issued tokens %q: the reconnection was issued another", issued)
+	}
+	// Another viewer under the name, without the token, is refused.
+	other := NewNetwork(NetworkOptions{URL: srv.URL, Name: "returning", NoXdump: true})
+	defer other.Close()
+	until(t, other, start, 15*time.Second, "the refusal", func(s Status) bool {
+		return !s.Connected && strings.Contains(s.Error, "BAD_SECRET")
+	})
+}
+
 func TestNetworkUnreachable(t *testing.T) {
 	n := NewNetwork(NetworkOptions{URL: "ws://127.0.0.1:1/ws"})
 	defer n.Close()

@@ -230,7 +230,18 @@ func (c *client) sendRaw(b []byte) error {
 
 func (c *client) login(name string, token *string) {
 	c.t.Helper()
-	if err := c.send(&pb.NetMessageLogin{Name: name, DeityToken: token, ProtocolVersion: protocol.Version}); err != nil {
+	c.loginSecret(name, "", token)
+}
+
+// loginSecret logs in with the account's secret (a password, or the token the
+// first login was issued; "": none).
+func (c *client) loginSecret(name, secret string, token *string) {
+	c.t.Helper()
+	m := &pb.NetMessageLogin{Name: name, DeityToken: token, ProtocolVersion: protocol.Version}
+	if secret != "" {
+		m.Secret = proto.String(secret)
+	}
+	if err := c.send(m); err != nil {
 		c.t.Fatal(err)
 	}
 }

@@ -110,7 +110,7 @@ func TestReplacedAndDeity(t *testing.T) {
 		ra.apply(t, a.next(wait))
 	}
 	b := dial(t, s.url, dialOpt{})
-	b.login("dave", proto.String(testToken))
+	b.loginSecret("dave", ra.loginResult.IssuedToken, proto.String(testToken))
 	code, msg := a.closedWith(wait)
 	if code != websocket.StatusCode(CloseCodeBase+int(pb.ErrorCode_ERROR_CODE_REPLACED)) || msg == nil {
 		t.Fatalf("older session closed with %d, %v", code, msg)

@@ -67,7 +67,7 @@ func TestRestoredAvatarWalksOn(t *testing.T) {
 
 	s2 := startServer(t, s.db, fast)
 	c2 := dial(t, s2.url, dialOpt{})
-	c2.login("carol", nil)
+	c2.loginSecret("carol", r.loginResult.IssuedToken, nil)
 	r2 := newReceived()
 	for r2.frames < 1 {
 		r2.apply(t, c2.next(wait))

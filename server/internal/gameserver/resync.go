@@ -74,7 +74,8 @@ func (s *Server) sendRegion(c *session) {
 	f := s.game.Frame()
 	rc := &pb.NetMessageRegionChange{RegionId: s.region, Tables: s.tables, TablesHash: s.hash, ServerFrame: f}
 	lr := &pb.NetMessageLoginResult{PlayerEntityId: uint64(c.avatar), Role: c.role, ServerFrame: f,
-		ProtocolVersion: protocol.Version}
+		ProtocolVersion: protocol.Version, IssuedToken: c.issued}
+	c.issued = "" // once: a resync's login result does not repeat it
 	var pk protocol.Packet
 	pk.Limits = serverPacketLimits
 	for _, m := range [...]proto.Message{lr, rc} {

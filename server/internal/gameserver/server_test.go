@@ -157,7 +157,7 @@ func TestJoinMoveRestore(t *testing.T) {
 
 	s2 := startServer(t, s.db, fast)
 	c2 := dial(t, s2.url, dialOpt{})
-	c2.login("alice", nil)
+	c2.loginSecret("alice", r.loginResult.IssuedToken, nil)
 	r2 := newReceived()
 	for r2.frames < 2 {
 		r2.apply(t, c2.next(wait))

@@ -38,6 +38,7 @@ type session struct {
 	playerID int64
 	role     pb.Role
 	addr     string // the client's host: the key of per-address rate limits
+	issued   string // the token this login issued, for the login result (account)
 
 	mu        sync.Mutex
 	inbox     []proto.Message
@@ -301,7 +302,9 @@ func (s *Server) decodeLogin(c *session, rd *protocol.Reader, b []byte) (*pb.Net
 	return &m, true
 }
 
-// login checks a login and hands the session to the loop.
+// login checks a login and hands the session to the loop. It runs on the
+// connection's goroutine: the store and the secret's hash (argon2id, memory-hard,
+// a few at a time) never hold up the frame loop.
 func (s *Server) login(c *session, m *pb.NetMessageLogin) bool {
 	if m.GetProtocolVersion() != protocol.Version {
 		c.fail(pb.ErrorCode_ERROR_CODE_PROTOCOL_VERSION,
@@ -312,7 +315,11 @@ func (s *Server) login(c *session, m *pb.NetMessageLogin) bool {
 		c.fail(pb.ErrorCode_ERROR_CODE_BAD_LOGIN, err.Error())
 		return false
 	}
-	c.name, c.role = m.GetName(), pb.Role_ROLE_PLAYER
+	if len(m.GetSecret()) > maxSecret {
+		c.fail(pb.ErrorCode_ERROR_CODE_BAD_LOGIN, fmt.Sprintf("secret over %d bytes", maxSecret))
+		return false
+	}
+	c.role = pb.Role_ROLE_PLAYER
 	if m.DeityToken != nil {
 		if !s.checkToken(m.GetDeityToken()) {
 			c.fail(pb.ErrorCode_ERROR_CODE_NOT_AUTHORIZED, "bad deity token")
@@ -320,17 +327,79 @@ func (s *Server) login(c *session, m *pb.NetMessageLogin) bool {
 		}
 		c.role = pb.Role_ROLE_DEITY
 	}
-	p, _, err := s.cfg.Store.Login(c.ctx, c.name)
-	if err != nil {
-		c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "store: "+err.Error())
+	a, ok := s.account(c, m.GetName(), m.GetSecret())
+	if !ok {
 		return false
 	}
-	c.playerID = p.ID
-	if err := s.do(c.ctx, func() { s.join(c, p.Avatar) }); err != nil {
+	// The stored name: every form of the name (case, width) is one session.
+	c.name, c.playerID = a.Name, a.ID
+	if err := s.do(c.ctx, func() { s.join(c, a.Avatar) }); err != nil {
 		c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "server shutting down")
 		return false
 	}
 	return !c.closed()
+}
+
+// account returns the login's account, created or claimed with the secret (a
+// password) or an issued token (c.issued) when it has none, or checked against
+// the secret it has. A failure ends the session.
+func (s *Server) account(c *session, name, secret string) (store.Account, bool) {
+	internal := func(err error) (store.Account, bool) {
+		c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "store: "+err.Error())
+		return store.Account{}, false
+	}
+	if s.cfg.OpenLogin {
+		a, _, err := s.cfg.Store.Claim(c.ctx, name, "")
+		if err != nil {
+			return internal(err)
+		}
+		return a, true
+	}
+	addr := c.addr
+	if s.acct.limited(addr) {
+		c.fail(pb.ErrorCode_ERROR_CODE_RATE_LIMITED, "too many failed logins from this address; wait")
+		return store.Account{}, false
+	}
+	// Waiting for a hashing slot is bounded like the login itself.
+	ctx, cancel := context.WithTimeout(c.ctx, s.cfg.LoginTimeout)
+	defer cancel()
+	a, err := s.cfg.Store.Account(ctx, name)
+	if errors.Is(err, store.ErrNotFound) || err == nil && a.Secret == "" {
+		// A new account, one from before accounts or from an open login: this
+		// login claims it.
+		var stored, issued string
+		if secret == "" {
+			issued, stored = newToken()
+		} else if stored, err = s.acct.hashPassword(ctx, secret); err != nil {
+			c.fail(pb.ErrorCode_ERROR_CODE_SERVER_FULL, err.Error())
+			return store.Account{}, false
+		}
+		a, _, err = s.cfg.Store.Claim(ctx, name, stored)
+		if err == nil {
+			c.issued = issued
+			s.log.Info("account claimed", "session", c.id, "name", a.Name, "password", secret != "")
+			return a, true
+		}
+		if !errors.Is(err, store.ErrClaimed) {
+			return internal(err)
+		}
+		// Another login claimed it first: check against its secret.
+	} else if err != nil {
+		return internal(err)
+	}
+	switch err := s.acct.verify(ctx, a.Secret, secret); {
+	case errors.Is(err, errBadSecret):
+		s.acct.failed(addr)
+		s.log.Info("bad secret", "session", c.id, "name", a.Name, "remote", addr)
+		c.fail(pb.ErrorCode_ERROR_CODE_BAD_SECRET, "wrong or missing secret for "+a.Name)
+		return store.Account{}, false
+	case errors.Is(err, errBusy):
+		c.fail(pb.ErrorCode_ERROR_CODE_SERVER_FULL, err.Error())
+		return store.Account{}, false
+	case err != nil:
+		return internal(fmt.Errorf("account %q: %w", a.Name, err))
+	}
+	return a, true
 }
 
 func (s *Server) checkToken(t string) bool {

@@ -22,7 +22,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -71,6 +70,11 @@ var migrations = []string{
 		saved_frame INTEGER NOT NULL DEFAULT 0,
 		saves       INTEGER NOT NULL DEFAULT 0
 	)`,
+	// Accounts (accounts.go): the normalised name's key, unique, and the secret's
+	// hash; both NULL for players saved before accounts until their next login.
+	`ALTER TABLE players ADD COLUMN name_key TEXT;
+	ALTER TABLE players ADD COLUMN secret TEXT;
+	CREATE UNIQUE INDEX players_name_key ON players(name_key)`,
 }
 
 // SchemaVersion is the user_version a fully migrated database has.
@@ -320,18 +324,11 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	return v, err
 }
 
-// CheckName reports whether name can be a player name: 1..32 bytes of printable
-// UTF-8 without spaces at either end.
+// CheckName reports whether name can be a player name (NormalizeName): at most
+// 32 bytes once normalised, PRECIS usernames separated by single spaces.
 func CheckName(name string) error {
-	if name == "" || len(name) > MaxNameBytes || !utf8.ValidString(name) {
-		return fmt.Errorf("%w: %q (1..%d bytes of UTF-8)", ErrBadName, name, MaxNameBytes)
-	}
-	for i, r := range name {
-		if r < 0x20 || r == 0x7f || (r == ' ' && (i == 0 || i == len(name)-1)) {
-			return fmt.Errorf("%w: %q (control character or edge space)", ErrBadName, name)
-		}
-	}
-	return nil
+	_, _, err := NormalizeName(name)
+	return err
 }
 
 // Login returns the player called name, creating it on first login.

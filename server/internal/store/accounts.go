@@ -1,0 +1,246 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/secure/precis"
+)
+
+// Accounts
+//
+// A player is an account: the name, normalised (NormalizeName), is unique by its
+// case-mapped key (players.name_key), and the account's secret (players.secret)
+// is a hash string the game server makes and checks; the store only keeps it.
+// Players saved before accounts existed have neither: the first login under the
+// new rules claims such a player (Claim sets its key and its secret).
+
+// ErrClaimed is returned by Claim when the account already has a secret: the
+// login must present it instead.
+var ErrClaimed = errors.New("store: account already has a secret")
+
+// maxRawNameBytes bounds the name a client sends before normalisation (which
+// can shorten it, e.g. a decomposed accent composes): normalising is not free.
+const maxRawNameBytes = 4 * MaxNameBytes
+
+// NormalizeName returns the name as stored and shown (display) and the key
+// names are unique by (key), or ErrBadName.
+//
+// A name is one or more parts separated by single spaces; each part must pass
+// the PRECIS UsernameCasePreserved profile (RFC 8265): width-mapped (fullwidth
+// letters become ASCII), NFC, no spaces, controls, format characters (zero-width
+// space, soft hyphen, bidi overrides), compatibility characters (ligatures,
+// Roman numerals), nor a zero-width joiner outside its Indic context, and the
+// Bidi rule must hold (no mixing right-to-left and left-to-right parts). The key
+// is the same under UsernameCaseMapped (lower case), so "Bob", "bob" and "ＢＯＢ"
+// are one account.
+//
+// PRECIS does not catch confusable letters of different scripts (Cyrillic "а"
+// for Latin "a"): a name may not mix scripts, except the combinations Unicode
+// TS #39 calls highly restrictive (Latin with Han, Hiragana and Katakana; Latin
+// with Han and Bopomofo; Latin with Han and Hangul). Whole-script confusables
+// (a name entirely in Cyrillic that looks like a Latin one) remain possible, as
+// do "Straße" and "strasse" (PRECIS lower-cases, it does not case-fold to "ss").
+func NormalizeName(name string) (display, key string, err error) {
+	bad := func(why string) (string, string, error) {
+		return "", "", fmt.Errorf("%w: %q (%s)", ErrBadName, name, why)
+	}
+	if name == "" || len(name) > maxRawNameBytes || !utf8.ValidString(name) {
+		return bad(fmt.Sprintf("1..%d bytes of UTF-8", MaxNameBytes))
+	}
+	parts := strings.Split(name, " ")
+	shown := make([]string, len(parts))
+	keys := make([]string, len(parts))
+	for i, p := range parts {
+		if p == "" {
+			return bad("space at an end or two in a row")
+		}
+		if shown[i], err = precis.UsernameCasePreserved.String(p); err != nil {
+			return bad(err.Error())
+		}
+		if keys[i], err = precis.UsernameCaseMapped.String(p); err != nil {
+			return bad(err.Error())
+		}
+	}
+	display, key = strings.Join(shown, " "), strings.Join(keys, " ")
+	if len(display) > MaxNameBytes {
+		return bad(fmt.Sprintf("over %d bytes", MaxNameBytes))
+	}
+	if !singleScript(display) {
+		return bad("mixes scripts")
+	}
+	return display, key, nil
+}
+
+// allowedMixes are the script combinations of Unicode TS #39's highly
+// restrictive level; any single script is allowed too.
+var allowedMixes = [][]*unicode.RangeTable{
+	{unicode.Latin, unicode.Han, unicode.Hiragana, unicode.Katakana},
+	{unicode.Latin, unicode.Han, unicode.Bopomofo},
+	{unicode.Latin, unicode.Han, unicode.Hangul},
+}
+
+// singleScript reports whether the letters of s (Common and Inherited
+// characters aside: digits, punctuation, combining marks) come from one script
+// or an allowed mix.
+func singleScript(s string) bool {
+	var used []*unicode.RangeTable
+	for _, r := range s {
+		if unicode.In(r, unicode.Common, unicode.Inherited) {
+			continue
+		}
+		t := scriptOf(r)
+		if t == nil {
+			return false
+		}
+		if !containsTable(used, t) {
+			used = append(used, t)
+		}
+	}
+	if len(used) <= 1 {
+		return true
+	}
+	for _, mix := range allowedMixes {
+		ok := true
+		for _, t := range used {
+			ok = ok && containsTable(mix, t)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func containsTable(ts []*unicode.RangeTable, t *unicode.RangeTable) bool {
+	for _, x := range ts {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// scriptOf returns the script table holding r (each rune is in at most one).
+func scriptOf(r rune) *unicode.RangeTable {
+	if r < utf8.RuneSelf && unicode.Is(unicode.Latin, r) {
+		return unicode.Latin
+	}
+	for _, t := range unicode.Scripts {
+		if unicode.Is(t, r) {
+			return t
+		}
+	}
+	return nil
+}
+
+// Account is a player with its account fields.
+type Account struct {
+	Player
+	Key    string // the normalised, case-mapped name (NormalizeName)
+	Secret string // the secret's hash string; empty: not claimed yet
+}
+
+const selectAccount = `SELECT id, name, avatar, saved_frame, saves, name_key, secret FROM players`
+
+func scanAccount(row *sql.Row) (Account, error) {
+	var a Account
+	var frame int64
+	var key, secret sql.NullString
+	err := row.Scan(&a.ID, &a.Name, &a.Avatar, &frame, &a.Saves, &key, &secret)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Account{}, ErrNotFound
+	}
+	a.SavedFrame = uint64(frame)
+	a.Key, a.Secret = key.String, secret.String
+	return a, err
+}
+
+// findAccount looks up the account of name: by its key, else a player saved
+// before accounts (no key yet) under the name as sent, as normalised, or the key
+// ignoring ASCII case; the closest of several such players wins.
+func findAccount(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, name, display, key string) (Account, error) {
+	a, err := scanAccount(q.QueryRowContext(ctx, selectAccount+` WHERE name_key = ?`, key))
+	if !errors.Is(err, ErrNotFound) {
+		return a, err
+	}
+	// SQLite's NOCASE folds ASCII letters only: a pre-account name with other
+	// letters in another case (or width) is found under the name it was saved with.
+	return scanAccount(q.QueryRowContext(ctx, selectAccount+` WHERE name_key IS NULL AND (name IN (?, ?) OR name = ? COLLATE NOCASE)
+		ORDER BY name = ? DESC, name = ? DESC, id LIMIT 1`, name, display, key, name, display))
+}
+
+// Account returns the account of name (any form that normalises to its key),
+// or ErrNotFound.
+func (s *Store) Account(ctx context.Context, name string) (Account, error) {
+	display, key, err := NormalizeName(name)
+	if err != nil {
+		return Account{}, err
+	}
+	a, err := findAccount(ctx, s.db, name, display, key)
+	if err != nil {
+		return Account{}, fmt.Errorf("store: account %q: %w", name, err)
+	}
+	return a, nil
+}
+
+// Claim returns the account of name, creating it on first login, and, when
+// secret is not empty, sets the account's secret if it has none: a new account,
+// a player saved before accounts, or one created by an open login. It returns
+// ErrClaimed (and the account) when the account already has a secret. An empty
+// secret creates or finds the account without claiming it (open login).
+func (s *Store) Claim(ctx context.Context, name, secret string) (a Account, created bool, err error) {
+	display, key, err := NormalizeName(name)
+	if err != nil {
+		return Account{}, false, err
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		a, err = findAccount(ctx, tx, name, display, key)
+		if errors.Is(err, ErrNotFound) {
+			res, err := tx.ExecContext(ctx, `INSERT INTO players(name, name_key) VALUES (?, ?)`, display, key)
+			if err != nil {
+				return err
+			}
+			id, err := res.LastInsertId()
+			if err != nil {
+				return err
+			}
+			created = true
+			a = Account{Player: Player{ID: id, Name: display}}
+		} else if err != nil {
+			return err
+		}
+		if a.Key == "" {
+			// A player from before accounts: it takes its key now.
+			if _, err := tx.ExecContext(ctx, `UPDATE players SET name_key = ? WHERE id = ?`, key, a.ID); err != nil {
+				return err
+			}
+			a.Key = key
+		}
+		if secret == "" {
+			return nil
+		}
+		if a.Secret != "" {
+			return ErrClaimed
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE players SET secret = ? WHERE id = ? AND secret IS NULL`, secret, a.ID); err != nil {
+			return err
+		}
+		a.Secret = secret
+		return nil
+	})
+	if errors.Is(err, ErrClaimed) {
+		return a, false, ErrClaimed
+	}
+	if err != nil {
+		return Account{}, false, fmt.Errorf("store: claim %q: %w", name, err)
+	}
+	return a, created, nil
+}
