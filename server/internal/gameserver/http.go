@@ -82,6 +82,21 @@ func (s *Server) metricsAuth(h http.Handler) http.Handler {
 	})
 }
 
+// deityRequest reports whether r carries the deity token. A request with a
+// wrong token is answered 401 here and ok is false: a bad token is refused,
+// not served as anonymous.
+func (s *Server) deityRequest(w http.ResponseWriter, r *http.Request) (deity, ok bool) {
+	t, has := token(r)
+	if !has {
+		return false, true
+	}
+	if !s.checkToken(t) {
+		http.Error(w, "bad deity token", http.StatusUnauthorized)
+		return false, false
+	}
+	return true, true
+}
+
 func (s *Server) deityOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if t, ok := token(r); !ok || !s.checkToken(t) {
@@ -132,13 +147,9 @@ func (s *Server) serveXdump(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(q, "xdump ") {
 		q = "xdump " + q
 	}
-	deity := false
-	if t, ok := token(r); ok {
-		if !s.checkToken(t) {
-			http.Error(w, "bad deity token", http.StatusUnauthorized)
-			return
-		}
-		deity = true
+	deity, ok := s.deityRequest(w, r)
+	if !ok {
+		return
 	}
 	if !deity {
 		if ok, wait := s.dumpLimits.allowAddr(clientAddr(r)); !ok {
@@ -222,13 +233,9 @@ var statusTmpl = template.Must(template.New("status").Parse(`<!doctype html>
 // serveStatus serves the status page: counts and timings to anyone, the
 // sessions' names and positions to the deity only.
 func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
-	deity := false
-	if t, ok := token(r); ok {
-		if !s.checkToken(t) {
-			http.Error(w, "bad deity token", http.StatusUnauthorized)
-			return
-		}
-		deity = true
+	deity, ok := s.deityRequest(w, r)
+	if !ok {
+		return
 	}
 	var p statusPage
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
