@@ -59,7 +59,20 @@
 //
 // Disconnects carry a websocket close code of 4000 plus the pb.ErrorCode and the
 // reason text, after a NetMessageError; a slow consumer, which would not read
-// them, is cut at once. Avatars are sim.Entity Database archives, saved on
-// logout, every SaveEvery and at shutdown by a saver goroutine that coalesces
-// saves per player, so the loop never waits for the disk.
+// them, is cut at once.
+//
+// Avatars are sim.Entity Database archives, saved on logout, at shutdown and,
+// when they changed, every SaveEvery (a few sessions packed per frame, so no frame
+// packs everyone), by a saver goroutine that coalesces saves per player, so the
+// loop never waits for the disk. A failed save is kept and retried with backoff
+// until it lands (a newer save of the player replaces it), and the store is
+// reported degraded meanwhile (/healthz 503, metrics): a full disk costs no save.
+//
+// Accounts (accounts.go): a login must carry its account's secret (an argon2id
+// password or a token the server issued at the first login); a wrong one is
+// refused without touching the session playing under that name, and failed
+// logins are limited per address. Xdumps (dump.go): the loop copies the rows
+// dumps need at most once a frame into a snapshot that encoder goroutines read,
+// and players' views hold only their area of interest; players' requests and
+// inputs are rate limited (ratelimit.go, drain).
 package gameserver
