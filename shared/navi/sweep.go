@@ -133,7 +133,11 @@ func (q *Query) sweepOnce(t0 int32, from, motion mgl32.Vec2, r float32, flags Fl
 			}
 			if m.blocks(t, i, flags) {
 				hit, ok := geom.SweepCircleSegment(c, motion, geom.Segment{A: a, B: b})
-				if ok && dot(hit.Normal, motion) < 0 && hit.T < best.T {
+				ok = ok && dot(hit.Normal, motion) < 0
+				if x, crossed := wallCrossing(from, to, a, b); crossed && (!ok || x.T < hit.T) {
+					hit, ok = x, true
+				}
+				if ok && hit.T < best.T {
 					best, found = hit, true
 				}
 				continue
@@ -146,6 +150,45 @@ func (q *Query) sweepOnce(t0 int32, from, motion mgl32.Vec2, r float32, flags Fl
 	}
 	q.queue = qu
 	return best, found
+}
+
+// wallCrossing reports whether the centre's path from→to reaches the
+// blocking edge a→b (the walkable side on its left) from that side: to on
+// or beyond the edge's line, from not beyond it, and the path meeting the
+// closed segment. The decision is exact (orient), so it holds where the
+// float32 capsule test of SweepCircleSegment misses: a path crossing an edge
+// within rounding of its end point can fall just past the end of the side
+// test and, with a zero radius (the end disc is a single point), beside the
+// end disc, while passing just beside the next edge at that vertex too, and
+// so leave the walkable area unnoticed. T is where the path meets the
+// edge's line, and Normal the edge's unit left normal (toward the walkable
+// side).
+func wallCrossing(from, to, a, b mgl32.Vec2) (geom.Hit, bool) {
+	pa, pb, pf, pt := v64(a), v64(b), v64(from), v64(to)
+	o2 := orient(pa, pb, pt)
+	if o2 > 0 {
+		return geom.Hit{}, false
+	}
+	o1 := orient(pa, pb, pf)
+	if o1 < 0 || o1 == 0 && o2 == 0 {
+		return geom.Hit{}, false
+	}
+	if orient(pf, pt, pa)*orient(pf, pt, pb) > 0 {
+		return geom.Hit{}, false
+	}
+	ex, ey := pb.x-pa.x, pb.y-pa.y
+	d1 := float64(ex*(pf.y-pa.y)) - float64(ey*(pf.x-pa.x)) // conversions: no FMA
+	d2 := float64(ex*(pt.y-pa.y)) - float64(ey*(pt.x-pa.x))
+	t := float64(0)
+	if o1 > 0 && d1 > d2 {
+		t = min(max(d1/(d1-d2), 0), 1)
+	}
+	n := normalize(mgl32.Vec2{a[1] - b[1], b[0] - a[0]})
+	if n == (mgl32.Vec2{}) {
+		n = normalize(sub(from, to))
+	}
+	motion := sub(to, from)
+	return geom.Hit{T: float32(t), Point: madd(from, motion, float32(t)), Normal: n}, true
 }
 
 // LineOfSight reports whether the segment from a to b stays in triangles

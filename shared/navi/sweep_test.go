@@ -145,3 +145,90 @@ func TestSweepNoAllocs(t *testing.T) {
 		t.Errorf("Sweep allocates %v times per run", allocs)
 	}
 }
+
+// TestSweepThroughWallVertex covers contacts the float32 capsule test of
+// geom.SweepCircleSegment misses: a zero-radius path that crosses a wall
+// within rounding of the vertex where two walls meet falls just past the end
+// of one wall's side test and just beside the other wall, and used to leave
+// the walkable area without a hit.
+func TestSweepThroughWallVertex(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		g        Geometry
+		from, to mgl32.Vec2
+		r        float32
+	}{
+		{
+			// testdata/fuzz/FuzzBuild/b19098b8d14abe9c: the path runs along
+			// the walkable triangle's edge, which enters the obstacle at
+			// (18.1056, 20.3104), where two walls of the mesh meet.
+			name: "fuzz b19098b8d14abe9c",
+			g: Geometry{Bounds: AABB{Max: mgl32.Vec2{64, 64}}, Polygons: []Polygon{
+				{Kind: Walkable, Points: []mgl32.Vec2{{14.25, 12}, {30, 36.5}, {12, 12}}},
+				{Kind: Walkable, Points: []mgl32.Vec2{{54.25, 60}, {12, 54.25}, {12, 12}, {22.25, 46}, {12, 8}}},
+				{Kind: Obstacle, Points: []mgl32.Vec2{{12, 12}, {12, 12}, {16.75, 12}, {22.5, 47.25}, {12, 12}}},
+			}},
+			from: mgl32.Vec2{30, 36.5}, to: mgl32.Vec2{12, 12},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := mustBuild(t, tc.g)
+			if !m.Contains(tc.from, tc.r*1.01+Skin, Walk) {
+				t.Fatalf("start %v not inside", tc.from)
+			}
+			var res SweepResult
+			NewQuery(m).Sweep(tc.from, tc.to, tc.r, Walk, &res)
+			if !res.Hit {
+				t.Errorf("no hit; the path %v→%v leaves the walkable area", tc.from, tc.to)
+			}
+			if !m.Contains(res.End, tc.r*0.99, Walk) {
+				t.Errorf("end %v outside (%+v)", res.End, res)
+			}
+		})
+	}
+}
+
+// TestSweepAimedAtWallVertices aims sweeps of zero and tiny radii on random
+// maps at the vertices of walls, beyond them, so each path passes within
+// float32 rounding of a vertex; a sweep that starts inside must end inside.
+func TestSweepAimedAtWallVertices(t *testing.T) {
+	t.Parallel()
+	seed := *seedFlag
+	t.Logf("seed %d (reproduce with -seed)", seed)
+	r := rand.New(rand.NewPCG(seed, 5))
+	var res SweepResult
+	checked, hits := 0, 0
+	for mi := 0; mi < 6; mi++ {
+		m := mustBuild(t, obstacleMap(r, 6+r.IntN(10)))
+		q := NewQuery(m)
+		for v, corner := range m.corner {
+			if !corner {
+				continue
+			}
+			target := m.verts[v]
+			for k := 0; k < 8; k++ {
+				rad := [...]float32{0, 1e-5}[k%2]
+				from := madd(target, mgl32.Vec2{r.Float32()*2 - 1, r.Float32()*2 - 1}, 8)
+				if !m.Contains(from, rad*1.01+Skin, Walk) {
+					continue
+				}
+				to := madd(from, sub(target, from), 1.2+2*r.Float32())
+				q.Sweep(from, to, rad, Walk, &res)
+				checked++
+				if res.Hit {
+					hits++
+				}
+				if !m.Contains(res.End, rad*0.99, Walk) {
+					t.Fatalf("map %d: Sweep(%v, %v, %v) past vertex %v: started inside, ended at %v outside (%+v)",
+						mi, from, to, rad, target, res.End, res)
+				}
+			}
+		}
+	}
+	t.Logf("%d sweeps checked, %d hit", checked, hits)
+	if checked < 500 || hits < 100 {
+		t.Fatalf("too few sweeps checked: %d (%d hits)", checked, hits)
+	}
+}
