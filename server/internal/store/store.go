@@ -331,25 +331,15 @@ func CheckName(name string) error {
 	return err
 }
 
-// Login returns the player called name, creating it on first login.
+// Login returns the player called name, creating it on first login, without
+// claiming its account (Claim with no secret).
 func (s *Store) Login(ctx context.Context, name string) (p Player, created bool, err error) {
-	if err := CheckName(name); err != nil {
+	// One rule creates players: Claim's, which normalises the name and keys it.
+	a, created, err := s.Claim(ctx, name, "")
+	if err != nil {
 		return Player{}, false, err
 	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO players(name) VALUES (?) ON CONFLICT(name) DO NOTHING`, name)
-		if err != nil {
-			return err
-		}
-		n, _ := res.RowsAffected()
-		created = n == 1
-		p, err = scanPlayer(tx.QueryRowContext(ctx, selectPlayer+` WHERE name = ?`, name))
-		return err
-	})
-	if err != nil {
-		return Player{}, false, fmt.Errorf("store: login %q: %w", name, err)
-	}
-	return p, created, nil
+	return a.Player, created, nil
 }
 
 const selectPlayer = `SELECT id, name, avatar, saved_frame, saves FROM players`
