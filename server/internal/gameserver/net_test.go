@@ -148,7 +148,7 @@ func TestServerFull(t *testing.T) {
 	s := startServer(t, "", func(c *Config) { c.MaxPlayers = 2 })
 	ann := dial(t, s.url, dialOpt{})
 	ann.login("ann", nil)
-	loggedIn(t, ann)
+	annToken := loggedIn(t, ann).loginResult.IssuedToken
 	ben := dial(t, s.url, dialOpt{})
 	ben.login("ben", nil)
 	loggedIn(t, ben)
@@ -165,7 +165,7 @@ func TestServerFull(t *testing.T) {
 	god.login("god", &tok)
 	loggedIn(t, god)
 	ann2 := dial(t, s.url, dialOpt{})
-	ann2.login("ann", nil)
+	ann2.loginSecret("ann", annToken, nil)
 	loggedIn(t, ann2)
 
 	ben.close()
