@@ -9,6 +9,7 @@
 //	server xdump [-player N] [meta] TABLE [RECORDS] [?COND&COND...]
 //	server headless -frames N -bots M [-seed S] [-net CONDITIONS] [-report FILE] [-realtime]
 //	server loadtest -bots N -duration D [-report FILE] [-find-max] [-overload X]
+//	server account [-db FILE] reset NAME
 //
 // # Design note
 //
@@ -46,6 +47,9 @@ Commands:
         CPU, peak memory, bytes per client and disconnects; -find-max finds the
         largest N that holds 20 Hz; -overload injects X× the frame budget of work
         for 2 s and reports the recovery ("server loadtest -h" lists the flags)
+  account [-db FILE] reset NAME
+        clear the secret of NAME's account (a lost password or issued token): the
+        next login under that name sets a new one; works while the server runs
 `
 
 // run runs the command line args (without the program name) and returns the exit
@@ -63,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return headlessCommand(args[1:], stdout, stderr)
 	case "loadtest":
 		return loadtestCommand(args[1:], stdout, stderr)
+	case "account":
+		return accountCommand(args[1:], stdout, stderr)
 	case "loadtest-bots": // the load test's child process; not in the usage
 		return loadtestBotsCommand(args[1:], os.Stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help": // see isHelp

@@ -244,3 +244,27 @@ func (s *Store) Claim(ctx context.Context, name, secret string) (a Account, crea
 	}
 	return a, created, nil
 }
+
+// ResetSecret clears the secret of name's account, so that the next login under
+// that name claims it with a new password or issued token: the way back for a
+// player who lost the secret (or never received the token issued at the first
+// login). The save is kept. It returns ErrNotFound when there is no such account.
+func (s *Store) ResetSecret(ctx context.Context, name string) (Account, error) {
+	display, key, err := NormalizeName(name)
+	if err != nil {
+		return Account{}, err
+	}
+	var a Account
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		if a, err = findAccount(ctx, tx, name, display, key); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE players SET secret = NULL WHERE id = ?`, a.ID)
+		a.Secret = ""
+		return err
+	})
+	if err != nil {
+		return Account{}, fmt.Errorf("store: reset secret of %q: %w", name, err)
+	}
+	return a, nil
+}
