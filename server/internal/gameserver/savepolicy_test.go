@@ -292,7 +292,19 @@ func fillStore(t *testing.T, st *store.Store) {
 func TestStoreFullDegradesAndRecovers(t *testing.T) {
 	checkLeaks(t)
 	clk := &fastClock{}
-	s := startServer(t, "", func(c *Config) { c.Clock = clk; c.NoPopulation = true })
+	// The fast clock runs the loop's time far ahead of the wall's (tens of
+	// thousands of frames a second), so neither the idle logout nor the periodic
+	// save may act on their own here: lena, who sends no input, must stay, and her
+	// first save must come after the store is full. A first save grows her row
+	// (no avatar yet) and so needs a page the full store does not have; a save
+	// made before the fill would make every later one an in-place update that
+	// fits, and the store would never look full.
+	s := startServer(t, "", func(c *Config) {
+		c.Clock = clk
+		c.NoPopulation = true
+		c.IdleTimeout = -1
+		c.SaveEvery = 1000 * time.Hour
+	})
 	s.saver.setTuning(time.Millisecond, 20*time.Millisecond, time.Second)
 	c := s.loopSession(t, "lena")
 	if code, body := getHealth(t, s); code != http.StatusOK || !strings.HasPrefix(body, "ok frame") {
@@ -305,6 +317,8 @@ func TestStoreFullDegradesAndRecovers(t *testing.T) {
 		if _, err := s.game.MoveAlongPath(c.avatar, target); err != nil {
 			t.Fatal(err)
 		}
+		sv, _ := s.packAvatar(c)
+		s.saver.queue(sv)
 	})
 	deadline := time.Now().Add(wait)
 	for {
