@@ -96,7 +96,7 @@ func readyReplica(t testing.TB) (*Replica, *sim.Game, sim.EntityID) {
 // BenchmarkReconcile100 measures one correction with 100 unacknowledged inputs:
 // the rewind to the server's state and the replay of 100 frames, each with an
 // input. Each input is a move, so the replay plans 100 paths (navi FindPath, about
-// three quarters of the time; see BENCHMARKS.md): the avatar starts at the centre
+// three quarters of the time; see docs/benchmarks-history.md, "Round 4: why Reconcile100 doubled"): the avatar starts at the centre
 // of one of the park's blackout zones and walks among them.
 func BenchmarkReconcile100(b *testing.B) {
 	r, _, _ := readyReplica(b)
