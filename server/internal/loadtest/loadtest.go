@@ -1,4 +1,10 @@
-package main
+// Package loadtest is `server loadtest`: the real game server at 20 Hz in real
+// time with N bot clients over loopback websockets (in a child process,
+// `server loadtest-bots`), reporting frame duration and lateness, dropped
+// frames, CPU, memory, bytes per client and disconnects. It measures how many
+// players one server holds (-find-max) and how the frame loop recovers from
+// frames over budget (-overload).
+package loadtest
 
 import (
 	"context"
@@ -17,6 +23,7 @@ import (
 
 	"github.com/twinframe/twinframe/internal/cputime"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
+	"github.com/twinframe/twinframe/server/internal/harness"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
 )
@@ -28,7 +35,7 @@ import (
 // exactly as `server serve` does (its own wall clock, its own frameclock.Driver);
 // the bots are the viewer's client code (client.Client with its replica and
 // prediction, driven by client/bot) stepped together at 20 Hz by one pacing
-// goroutine in a child process (loadtest_botproc.go), so that the server's CPU,
+// goroutine in a child process (botproc.go), so that the server's CPU,
 // memory and scheduler are its own. The figures come from the server's own
 // bookkeeping (gameserver.FrameReports, gameserver.Traffic) over the measured
 // window, which starts once every bot has its avatar. The overload phase comes
@@ -62,8 +69,10 @@ type loadConfig struct {
 	stderr      io.Writer // the bot process's
 }
 
-// loadtestCommand runs `server loadtest ...`.
-func loadtestCommand(args []string, stdout, stderr io.Writer) int {
+// Command runs `server loadtest ARGS...` (args without the command name) and
+// returns the exit status: 0 when the run completed, 1 when it failed, 2 for a
+// usage error.
+func Command(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	var cfg loadConfig
@@ -130,7 +139,7 @@ func loadtestCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "server: loadtest: %v\n", err)
 	}
 	if cfg.report != "" && out != nil {
-		if werr := writeJSON(cfg.report, out); werr != nil {
+		if werr := harness.WriteJSON(cfg.report, out); werr != nil {
 			fmt.Fprintf(stderr, "server: loadtest: %v\n", werr)
 			return 1
 		}
@@ -213,7 +222,7 @@ func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
 	if ls.st, err = store.Open(context.Background(), filepath.Join(dir, "loadtest.db")); err != nil {
 		return fail(err)
 	}
-	ls.ov = newOverload(wallClock{time.Now()}, spin, time.Duration(cfg.overload*float64(framePeriod)))
+	ls.ov = newOverload(harness.WallClock{Start: time.Now()}, spin, time.Duration(cfg.overload*float64(harness.FramePeriod)))
 	// Every bot gets in; all connect from 127.0.0.1. Bots send an input at least
 	// every 2×MoveEvery+1 frames, far inside the idle timeout.
 	scfg := gameserver.Config{Store: ls.st, Seed: cfg.seed, DeityToken: "loadtest", Logger: log, FrameWork: ls.ov.frameWork,
@@ -291,7 +300,7 @@ func measure(cfg loadConfig, ls *loadServer, bots *botProc, bots0 botStatus, rep
 	}
 	rep.fill(w, reports, ls.srv.Traffic(), bots0, bots1)
 	if ls.fc != nil {
-		d := percentiles(ls.fc.of(reports))
+		d := harness.Percentiles(ls.fc.of(reports))
 		rep.FrameCPU = &d
 		rep.LateCauses = ls.probe.causes(reports, lateCauseThreshold)
 	}
