@@ -39,6 +39,11 @@ func TestRun(t *testing.T) {
 		{[]string{"xdump", "-player", "1", "entity", "2"}, 0, "XDUMP entity 0\n2 4 0 20 55 0 0 0 16 -1 -1 -1 0\n/1\n", ""},
 		{[]string{"xdump", "-player", "1", "meta", "entity", "?name=seed"}, 0, "XDUMP meta entity 0\n/0\n", ""},
 		{[]string{"xdump", "lost", "*"}, 0, "XDUMP lost 0\n/0\n", ""},
+		// The harnesses live in their own packages: main dispatches to them.
+		{[]string{"headless", "-h"}, 0, "", "usage: server headless"},
+		{[]string{"headless", "-frames", "0"}, 2, "", "server: headless: -frames"},
+		{[]string{"loadtest", "extra"}, 2, "", `server: loadtest: unexpected argument "extra"`},
+		{[]string{"loadtest-bots"}, 2, "", "usage: server loadtest-bots"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
