@@ -44,6 +44,16 @@ func TestRun(t *testing.T) {
 		{[]string{"headless", "-frames", "0"}, 2, "", "server: headless: -frames"},
 		{[]string{"loadtest", "extra"}, 2, "", `server: loadtest: unexpected argument "extra"`},
 		{[]string{"loadtest-bots"}, 2, "", "usage: server loadtest-bots"},
+		// Every command parses its flags through cli.Flags: -h exits 0, a bad flag
+		// or bad arguments exit 2 (xdump: 1), with the usage on stderr.
+		{[]string{"serve", "-h"}, 0, "", "Usage of serve:\n  -addr address"},
+		{[]string{"serve", "-bogus"}, 2, "", "flag provided but not defined: -bogus"},
+		{[]string{"account", "-h"}, 0, "", "usage: server account [-db FILE] reset NAME\n  -db file"},
+		{[]string{"account", "reset"}, 2, "", "usage: server account [-db FILE] reset NAME"},
+		{[]string{"account", "-bogus"}, 2, "", "flag provided but not defined: -bogus"},
+		{[]string{"headless", "extra"}, 2, "", "server: headless: unexpected argument \"extra\"\nusage: server headless"},
+		{[]string{"loadtest", "-h"}, 0, "", "usage: server loadtest -bots N"},
+		{[]string{"loadtest", "-bots"}, 2, "", "flag needs an argument: -bots"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {

@@ -8,7 +8,6 @@ package headless
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,6 +26,7 @@ import (
 	"github.com/twinframe/twinframe/client/bot"
 	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/internal/cputime"
+	"github.com/twinframe/twinframe/server/internal/cli"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/harness"
 	"github.com/twinframe/twinframe/server/internal/store"
@@ -83,8 +83,8 @@ type headlessConfig struct {
 // returns the exit status: 0 when every check held, 1 on a violation or a
 // failed run, 2 for a usage error.
 func Command(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("headless", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := cli.New("headless", stderr)
+	fl.Synopsis, fl.Prefix = headlessUsage, "server: headless: "
 	var cfg headlessConfig
 	fl.IntVar(&cfg.frames, "frames", 1200, "`frames` to run after every bot has joined")
 	fl.IntVar(&cfg.bots, "bots", 8, "bot `clients`")
@@ -99,19 +99,8 @@ func Command(args []string, stdout, stderr io.Writer) int {
 	fl.DurationVar(&cfg.timeout, "timeout", 20*time.Second, "longest wait for the server or a client before the run fails")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
 	profile := fl.String("cpuprofile", "", "write a CPU profile of the run to `file`")
-	fl.Usage = func() {
-		fmt.Fprintln(fl.Output(), headlessUsage)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "server: headless: unexpected argument %q\n%s\n", fl.Arg(0), headlessUsage)
-		return 2
+	if status, ok := fl.Parse(args); !ok {
+		return status
 	}
 	if cfg.frames <= 0 || cfg.bots <= 0 || cfg.bots > 1000 || cfg.timeout <= 0 || cfg.spiral <= 0 || cfg.aoiRefresh < 0 {
 		fmt.Fprintf(stderr, "server: headless: -frames, -bots (at most 1000), -timeout and -spiral-frames must be positive\n")

@@ -9,7 +9,6 @@ package loadtest
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"github.com/twinframe/twinframe/internal/cputime"
+	"github.com/twinframe/twinframe/server/internal/cli"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/harness"
 	"github.com/twinframe/twinframe/server/internal/store"
@@ -73,8 +73,8 @@ type loadConfig struct {
 // returns the exit status: 0 when the run completed, 1 when it failed, 2 for a
 // usage error.
 func Command(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("loadtest", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := cli.New("loadtest", stderr)
+	fl.Synopsis, fl.Prefix = loadtestUsage, "server: loadtest: "
 	var cfg loadConfig
 	fl.IntVar(&cfg.bots, "bots", 50, "bot `clients` (with -find-max: the first count tried)")
 	fl.IntVar(&cfg.xdumpFlood, "xdump-flood", 0, "this many of the `bots` also dump the whole world, table after table, as fast as the xdump rate limits allow")
@@ -93,19 +93,8 @@ func Command(args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured time to `file`")
 	fl.StringVar(&cfg.memProfile, "memprofile", "", "write an allocation profile (pprof allocs) to `file` at the end")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
-	fl.Usage = func() {
-		fmt.Fprintln(fl.Output(), loadtestUsage)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "server: loadtest: unexpected argument %q\n%s\n", fl.Arg(0), loadtestUsage)
-		return 2
+	if status, ok := fl.Parse(args); !ok {
+		return status
 	}
 	if cfg.bots <= 0 || cfg.bots > 5000 || cfg.duration <= 0 || cfg.step <= 0 || cfg.maxBots < cfg.bots ||
 		cfg.overload < 0 || cfg.xdumpFlood < 0 || cfg.xdumpFlood > cfg.bots || cfg.overloadFor <= 0 || cfg.recoverFor <= 0 || cfg.joinTimeout <= 0 {
