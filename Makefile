@@ -58,7 +58,7 @@ test-fma:
 ## A check that ran on nothing (e.g. no exact frame without latency) fails the run. First the
 ## headless tests without the race detector: test-native's -race build skips the long ones.
 test-headless:
-	$(GO) test -count=1 -run 'TestHeadless' ./server
+	$(GO) test -count=1 -run 'TestHeadless' ./server/internal/headless
 	$(GO) run ./server headless -frames 1200 -bots 8 -report out/headless.json
 	$(GO) run ./server headless -frames 1200 -bots 8 -seed 2 -net latency=80ms,jitter=20ms -report out/headless-latency.json
 

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/twinframe/twinframe/server/internal/cli"
 	"github.com/twinframe/twinframe/server/internal/store"
 )
 
@@ -16,22 +16,12 @@ import (
 // token arrived). It works while the server runs on the same file; a session
 // playing under that name plays on.
 func accountCommand(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("account", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := cli.New("account", stderr)
+	fl.Synopsis = "usage: server account [-db FILE] reset NAME"
+	fl.CheckArgs = func(args []string) bool { return len(args) == 2 && args[0] == "reset" }
 	db := fl.String("db", "twinframe.db", "SQLite database `file` of the server")
-	fl.Usage = func() {
-		fmt.Fprintln(fl.Output(), "usage: server account [-db FILE] reset NAME")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() != 2 || fl.Arg(0) != "reset" {
-		fl.Usage()
-		return 2
+	if status, ok := fl.Parse(args); !ok {
+		return status
 	}
 	// Open would create a missing file: a typo in -db must not make a new store.
 	if _, err := os.Stat(*db); err != nil {

@@ -13,9 +13,11 @@
 //
 // # Design note
 //
-// The game itself is server/internal/gameserver; this package parses flags,
-// opens the store, listens, prints the URL and turns SIGINT/SIGTERM into a
-// graceful shutdown (sessions closed, avatars saved, store closed).
+// The game itself is server/internal/gameserver; the headless run and the load
+// test are server/internal/headless and server/internal/loadtest. This package
+// parses flags and dispatches the commands; for serve it opens the store,
+// listens, prints the URL and turns SIGINT/SIGTERM into a graceful shutdown
+// (sessions closed, avatars saved, store closed).
 package main
 
 import (
@@ -23,6 +25,9 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/twinframe/twinframe/server/internal/headless"
+	"github.com/twinframe/twinframe/server/internal/loadtest"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -64,13 +69,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "xdump":
 		return xdumpCommand(args[1:], stdout, stderr)
 	case "headless":
-		return headlessCommand(args[1:], stdout, stderr)
+		return headless.Command(args[1:], stdout, stderr)
 	case "loadtest":
-		return loadtestCommand(args[1:], stdout, stderr)
+		return loadtest.Command(args[1:], stdout, stderr)
 	case "account":
 		return accountCommand(args[1:], stdout, stderr)
 	case "loadtest-bots": // the load test's child process; not in the usage
-		return loadtestBotsCommand(args[1:], os.Stdin, stdout, stderr)
+		return loadtest.BotsCommand(args[1:], os.Stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help": // see isHelp
 		fmt.Fprint(stdout, usage)
 		return 0

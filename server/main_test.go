@@ -39,6 +39,21 @@ func TestRun(t *testing.T) {
 		{[]string{"xdump", "-player", "1", "entity", "2"}, 0, "XDUMP entity 0\n2 4 0 20 55 0 0 0 16 -1 -1 -1 0\n/1\n", ""},
 		{[]string{"xdump", "-player", "1", "meta", "entity", "?name=seed"}, 0, "XDUMP meta entity 0\n/0\n", ""},
 		{[]string{"xdump", "lost", "*"}, 0, "XDUMP lost 0\n/0\n", ""},
+		// The harnesses live in their own packages: main dispatches to them.
+		{[]string{"headless", "-h"}, 0, "", "usage: server headless"},
+		{[]string{"headless", "-frames", "0"}, 2, "", "server: headless: -frames"},
+		{[]string{"loadtest", "extra"}, 2, "", `server: loadtest: unexpected argument "extra"`},
+		{[]string{"loadtest-bots"}, 2, "", "usage: server loadtest-bots"},
+		// Every command parses its flags through cli.Flags: -h exits 0, a bad flag
+		// or bad arguments exit 2 (xdump: 1), with the usage on stderr.
+		{[]string{"serve", "-h"}, 0, "", "Usage of serve:\n  -addr address"},
+		{[]string{"serve", "-bogus"}, 2, "", "flag provided but not defined: -bogus"},
+		{[]string{"account", "-h"}, 0, "", "usage: server account [-db FILE] reset NAME\n  -db file"},
+		{[]string{"account", "reset"}, 2, "", "usage: server account [-db FILE] reset NAME"},
+		{[]string{"account", "-bogus"}, 2, "", "flag provided but not defined: -bogus"},
+		{[]string{"headless", "extra"}, 2, "", "server: headless: unexpected argument \"extra\"\nusage: server headless"},
+		{[]string{"loadtest", "-h"}, 0, "", "usage: server loadtest -bots N"},
+		{[]string{"loadtest", "-bots"}, 2, "", "flag needs an argument: -bots"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/twinframe/twinframe/server/internal/cli"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/web"
@@ -25,8 +26,8 @@ import (
 // serveCommand runs `server [serve] [flags]`: the game server until SIGINT or
 // SIGTERM, then a graceful shutdown (sessions closed, avatars saved, store closed).
 func serveCommand(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := cli.New("serve", stderr)
+	fl.Prefix = "server: "
 	addr := fl.String("addr", envOr("ADDR", "127.0.0.1:8080"), "listen `address` (env ADDR)")
 	db := fl.String("db", "twinframe.db", "SQLite database `file` (WAL)")
 	// The tokens' environment variables are read after parsing, so that -h
@@ -48,15 +49,8 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	everyFrame := fl.Bool("every-frame-updates", false, "send moving entities' locomotion every frame instead of when clients' walked copies stray")
 	verbose := fl.Bool("v", false, "log debug messages")
 	openLogin := fl.Bool("open-login", false, "let any login take a name and its avatar without the account's secret (local debugging only)")
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "server: unexpected argument %q\n", fl.Arg(0))
-		return 2
+	if status, ok := fl.Parse(args); !ok {
+		return status
 	}
 	var onCommandLine []string
 	fl.Visit(func(f *flag.Flag) {

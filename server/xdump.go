@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/twinframe/twinframe/server/internal/cli"
 	"github.com/twinframe/twinframe/shared/world"
 	"github.com/twinframe/twinframe/shared/xdump"
 )
@@ -15,22 +15,13 @@ import (
 // default world, as the deity or as player N. Every error, including a bad flag, exits
 // with status 1 (the command-line contract); -h prints help and exits 0.
 func xdumpCommand(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("xdump", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	fl := cli.New("xdump", stderr)
+	fl.Synopsis = "usage: server xdump [-player N] " + strings.TrimPrefix(xdump.Usage, "xdump ")
+	fl.BadStatus = 1
+	fl.CheckArgs = func(args []string) bool { return len(args) > 0 }
 	player := fl.Int("player", -1, "dump as player `N`: deity fields omitted, hidden fields masked (default: as the deity)")
-	fl.Usage = func() {
-		fmt.Fprintf(fl.Output(), "usage: server xdump [-player N] %s\n", strings.TrimPrefix(xdump.Usage, "xdump "))
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 1
-	}
-	if fl.NArg() == 0 {
-		fl.Usage()
-		return 1
+	if status, ok := fl.Parse(args); !ok {
+		return status
 	}
 	v := xdump.Viewer{Deity: true}
 	if *player >= 0 {

@@ -87,6 +87,7 @@ func TestDependencyRules(t *testing.T) {
 		"github.com/hajimehoshi/ebiten", "github.com/coder/websocket", "syscall/js",
 		module + "/server", module + "/viewer", module + "/wasm",
 	}
+	harnesses := []string{module + "/server/internal/headless", module + "/server/internal/loadtest", module + "/server/internal/harness"}
 	rules := []rule{
 		{
 			name: "shared imports only the standard library, mathgl and protobuf", pattern: "./shared/...", prefix: module + "/shared",
@@ -103,6 +104,16 @@ func TestDependencyRules(t *testing.T) {
 		{
 			name: "server never imports ebiten or the viewer", pattern: "./...", prefix: module + "/server",
 			forbid: []string{"github.com/hajimehoshi/ebiten", module + "/viewer", module + "/wasm"},
+		},
+		// The harnesses drive the game server from outside, through its exported
+		// hooks; the game and its store must build and run without them.
+		{
+			name: "the game server never imports the test harnesses", pattern: "./server/internal/gameserver/...", prefix: module + "/server/internal/gameserver",
+			forbid: harnesses,
+		},
+		{
+			name: "the store never imports the test harnesses", pattern: "./server/internal/store/...", prefix: module + "/server/internal/store",
+			forbid: harnesses,
 		},
 	}
 	for _, target := range [][2]string{{runtime.GOOS, runtime.GOARCH}, {"js", "wasm"}} {

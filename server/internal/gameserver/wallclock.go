@@ -9,7 +9,7 @@ import (
 
 // WallClock returns the frame loop's real clock (the default Config.Clock):
 // monotonic time since the call; a sleep of zero yields the processor. The load
-// test wraps it to see how the loop waits (server/loadtest_latecause.go).
+// test wraps it to see how the loop waits (server/internal/loadtest/latecause.go).
 func WallClock() frameclock.Clock { return wallClock{start: time.Now()} }
 
 type wallClock struct{ start time.Time }

@@ -1,9 +1,9 @@
 //go:build !race
 
-package main
+package headless
 
 // testFrames is the length of the headless tests' runs.
 const testFrames = 300
 
-// raceEnabled: see headless_race_test.go.
+// raceEnabled: see race_test.go.
 const raceEnabled = false

@@ -1,10 +1,13 @@
-package main
+// Package headless is `server headless`: the real game server in-process with
+// bot clients over loopback websockets, run in lockstep for N frames with the
+// invariants, AOI, prediction drift and frame schedule checked every frame.
+// It tests the whole system without a screen, reproducibly from a seed, and
+// fails (exit 1) on any violation.
+package headless
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -24,12 +26,13 @@ import (
 	"github.com/twinframe/twinframe/client/bot"
 	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/internal/cputime"
+	"github.com/twinframe/twinframe/server/internal/cli"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
+	"github.com/twinframe/twinframe/server/internal/harness"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
 	"github.com/twinframe/twinframe/shared/world"
 	"github.com/twinframe/twinframe/shared/xdump"
@@ -55,7 +58,7 @@ import (
 // replayed through a frameclock.Driver on a simulated clock, which says what a
 // 20 Hz server would have done with them.
 
-const framePeriod = sim.FrameMillis * time.Millisecond
+const framePeriod = harness.FramePeriod
 
 var protocolReadLimits = client.ReadLimits
 
@@ -76,10 +79,12 @@ type headlessConfig struct {
 	verbose      bool
 }
 
-// headlessCommand runs `server headless ...`.
-func headlessCommand(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("headless", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+// Command runs `server headless ARGS...` (args without the command name) and
+// returns the exit status: 0 when every check held, 1 on a violation or a
+// failed run, 2 for a usage error.
+func Command(args []string, stdout, stderr io.Writer) int {
+	fl := cli.New("headless", stderr)
+	fl.Synopsis, fl.Prefix = headlessUsage, "server: headless: "
 	var cfg headlessConfig
 	fl.IntVar(&cfg.frames, "frames", 1200, "`frames` to run after every bot has joined")
 	fl.IntVar(&cfg.bots, "bots", 8, "bot `clients`")
@@ -94,19 +99,8 @@ func headlessCommand(args []string, stdout, stderr io.Writer) int {
 	fl.DurationVar(&cfg.timeout, "timeout", 20*time.Second, "longest wait for the server or a client before the run fails")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
 	profile := fl.String("cpuprofile", "", "write a CPU profile of the run to `file`")
-	fl.Usage = func() {
-		fmt.Fprintln(fl.Output(), headlessUsage)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "server: headless: unexpected argument %q\n%s\n", fl.Arg(0), headlessUsage)
-		return 2
+	if status, ok := fl.Parse(args); !ok {
+		return status
 	}
 	if cfg.frames <= 0 || cfg.bots <= 0 || cfg.bots > 1000 || cfg.timeout <= 0 || cfg.spiral <= 0 || cfg.aoiRefresh < 0 {
 		fmt.Fprintf(stderr, "server: headless: -frames, -bots (at most 1000), -timeout and -spiral-frames must be positive\n")
@@ -210,23 +204,6 @@ type headlessViolation struct {
 // maxListed caps the violations the report lists (all are counted).
 const maxListed = 200
 
-type durations struct {
-	P50Ms float64 `json:"p50Ms"`
-	P90Ms float64 `json:"p90Ms"`
-	P99Ms float64 `json:"p99Ms"`
-	MaxMs float64 `json:"maxMs"`
-}
-
-func percentiles(d []time.Duration) durations {
-	if len(d) == 0 {
-		return durations{}
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	q := func(p float64) float64 { return float64(s[min(len(s)-1, int(p*float64(len(s))))]) / 1e6 }
-	return durations{q(.5), q(.9), q(.99), float64(s[len(s)-1]) / 1e6}
-}
-
 // headlessReport is the JSON report.
 type headlessReport struct {
 	OK       bool   `json:"ok"`
@@ -245,15 +222,15 @@ type headlessReport struct {
 	FPS         float64 `json:"framesPerSecond"`
 	// ServerFrame is the wall time of the server's frame (inputs, step,
 	// replication); Frame the whole lockstep frame (server, delivery, bots, checks).
-	ServerFrame durations `json:"serverFrameTime"`
-	Frame       durations `json:"frameTime"`
+	ServerFrame harness.Durations `json:"serverFrameTime"`
+	Frame       harness.Durations `json:"frameTime"`
 	Schedule    struct {
-		Source        string    `json:"source"` // "measured" (-realtime) or "replayed" (server frame times through a 20 Hz driver)
-		Dropped       uint64    `json:"droppedFrames"`
-		MaxBacklog    int       `json:"maxBacklog"`
-		LongestBehind int       `json:"longestBehindFrames"` // frames in a row that started a full period late
-		SpiralFrames  int       `json:"spiralFrames"`        // the limit
-		Lateness      durations `json:"lateness"`
+		Source        string            `json:"source"` // "measured" (-realtime) or "replayed" (server frame times through a 20 Hz driver)
+		Dropped       uint64            `json:"droppedFrames"`
+		MaxBacklog    int               `json:"maxBacklog"`
+		LongestBehind int               `json:"longestBehindFrames"` // frames in a row that started a full period late
+		SpiralFrames  int               `json:"spiralFrames"`        // the limit
+		Lateness      harness.Durations `json:"lateness"`
 	} `json:"schedule"`
 	AOI struct {
 		Add    float32 `json:"addM"`
@@ -279,7 +256,7 @@ type headlessReport struct {
 		MaxYawError      float32 `json:"maxYawErrorRad"`
 		MaxCorrection    float32 `json:"maxCorrectionM"`
 		LateInputs       int     `json:"lateInputs"`
-		// Without added latency (the exact check, headless_exact.go): bot-frames
+		// Without added latency (the exact check, exact.go): bot-frames
 		// whose prediction was the server's state bit for bit, and how often an
 		// exact prediction left it at a contact with another entity (any other
 		// departure is a violation).
@@ -348,22 +325,7 @@ func firstLine(s string) string {
 	return s
 }
 
-func (r *headlessReport) write(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFileAll(path, append(b, '\n'))
-}
-
-// writeFileAll writes a report file, creating its folder: -report out/run.json should
-// work in a fresh checkout.
-func writeFileAll(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o644)
-}
+func (r *headlessReport) write(path string) error { return harness.WriteJSON(path, r) }
 
 // headlessBot is one bot and what the driver tracks of it.
 type headlessBot struct {
@@ -664,7 +626,7 @@ func (h *headlessRun) loop(ctx context.Context) error {
 	var err error
 	if h.cfg.realtime {
 		h.rep.Schedule.Source = "measured"
-		drv := frameclock.New(wallClock{time.Now()}, frameclock.Config{Period: framePeriod})
+		drv := frameclock.New(harness.WallClock{Start: time.Now()}, frameclock.Config{Period: framePeriod})
 		err = drv.Run(ctx, step, func(r frameclock.Report) { reports = append(reports, r) })
 	} else {
 		h.rep.Schedule.Source = "replayed"
@@ -682,7 +644,7 @@ func (h *headlessRun) loop(ctx context.Context) error {
 	if h.rep.WallSeconds > 0 {
 		h.rep.FPS = float64(h.rep.Frames) / h.rep.WallSeconds
 	}
-	h.rep.ServerFrame, h.rep.Frame = percentiles(h.serverTimes), percentiles(h.frameTimes)
+	h.rep.ServerFrame, h.rep.Frame = harness.Percentiles(h.serverTimes), harness.Percentiles(h.frameTimes)
 	if !h.cfg.realtime {
 		reports = replaySchedule(h.serverTimes)
 	}
@@ -691,17 +653,6 @@ func (h *headlessRun) loop(ctx context.Context) error {
 }
 
 var errRunDone = errors.New("headless: done")
-
-// wallClock is the real clock for -realtime pacing.
-type wallClock struct{ start time.Time }
-
-func (c wallClock) Now() time.Duration { return time.Since(c.start) }
-func (c wallClock) Sleep(d time.Duration) {
-	if d <= 0 {
-		d = 50 * time.Microsecond
-	}
-	time.Sleep(d)
-}
 
 // fakeClock is a simulated clock: Sleep only moves it.
 type fakeClock struct{ now time.Duration }
@@ -747,7 +698,7 @@ func (h *headlessRun) schedule(reports []frameclock.Report) {
 		}
 		s.LongestBehind = max(s.LongestBehind, run)
 	}
-	s.Lateness = percentiles(late)
+	s.Lateness = harness.Percentiles(late)
 	if s.LongestBehind > h.cfg.spiral {
 		h.rep.violate(headlessViolation{Frame: h.rep.LastFrame, Check: "spiral",
 			What: fmt.Sprintf("%d frames in a row started a full period late (limit %d): the server cannot keep 20 Hz", s.LongestBehind, h.cfg.spiral)})
@@ -916,7 +867,7 @@ func (h *headlessRun) finalDump(ctx context.Context) error {
 		return nil
 	}
 	path := strings.TrimSuffix(h.cfg.report, filepath.Ext(h.cfg.report)) + ".xdump"
-	if err := writeFileAll(path, []byte(out.String())); err != nil {
+	if err := harness.WriteFile(path, []byte(out.String())); err != nil {
 		return err
 	}
 	h.rep.XDump = path

@@ -1,4 +1,4 @@
-package main
+package loadtest
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/twinframe/twinframe/internal/cputime"
+	"github.com/twinframe/twinframe/server/internal/harness"
 )
 
 // The bots run in a child process (`server loadtest-bots`, this same binary),
@@ -54,8 +55,10 @@ func (p *botPool) status() botStatus {
 	return st
 }
 
-// loadtestBotsCommand runs `server loadtest-bots` (the child; not in the usage).
-func loadtestBotsCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// BotsCommand runs `server loadtest-bots ARGS...`, the bot process that Command
+// starts by re-executing its own binary (os.Executable), so the binary's main
+// must dispatch that command here; it is not in the usage.
+func BotsCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("loadtest-bots", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	url := fl.String("url", "", "the server's websocket `url`")
@@ -79,7 +82,7 @@ func loadtestBotsCommand(args []string, stdin io.Reader, stdout, stderr io.Write
 		_ = enc.Encode(botStatus{Err: err.Error()})
 		return 1
 	}
-	go pool.play(framePeriod)
+	go pool.play(harness.FramePeriod)
 	if enc.Encode(pool.status()) != nil {
 		pool.close()
 		return 1

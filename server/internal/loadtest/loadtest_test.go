@@ -1,8 +1,10 @@
-package main
+package loadtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,18 +14,31 @@ import (
 	"time"
 
 	"github.com/twinframe/twinframe/server/internal/gameserver"
+	"github.com/twinframe/twinframe/server/internal/harness"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
 	"go.uber.org/goleak"
 )
 
 // TestMain lets the test binary stand in for the server binary as the load
-// test's bot process (it re-executes itself, os.Executable).
+// test's bot process (it re-executes itself, os.Executable, as
+// `BINARY loadtest-bots ARGS...`).
 func TestMain(m *testing.M) {
 	if os.Getenv(botProcEnv) != "" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		if len(os.Args) < 2 || os.Args[1] != "loadtest-bots" {
+			fmt.Fprintf(os.Stderr, "loadtest test binary as the bot process: want loadtest-bots, got %q\n", os.Args[1:])
+			os.Exit(2)
+		}
+		os.Exit(BotsCommand(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
+}
+
+// runArgs runs the command with args (without the command name) in-process.
+func runArgs(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Command(args, &out, &errb)
+	return code, out.String(), errb.String()
 }
 
 // TestLoadtest runs the command for real (a few bots, two seconds of wall time)
@@ -35,7 +50,7 @@ func TestLoadtest(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "out", "load.json")
 	defer checkNoLeak(t, goleak.IgnoreCurrent())
-	code, out, errs := runArgs("loadtest", "-bots", "3", "-duration", "2s", "-overload", "3", "-overload-for", "500ms", "-recover-for", "1s", "-frame-cpu", "-report", path)
+	code, out, errs := runArgs("-bots", "3", "-duration", "2s", "-overload", "3", "-overload-for", "500ms", "-recover-for", "1s", "-frame-cpu", "-report", path)
 	t.Logf("exit %d\n%s%s", code, out, errs)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -58,7 +73,7 @@ func TestLoadtest(t *testing.T) {
 			rep.Bots, rep.Connected, rep.Disconnects, rep.ClientsEnded, rep.BotProcess.StepErrs, rep.LostReports)
 	}
 	// The driver accounts for every period of the window: a frame ran or was dropped.
-	periods := int(rep.WallSeconds / framePeriod.Seconds())
+	periods := int(rep.WallSeconds / harness.FramePeriod.Seconds())
 	if got := rep.Frames + int(rep.DroppedFrames); got < periods-4 || got > periods+4 {
 		t.Errorf("%d frames and %d dropped in %.2f s, want about %d periods", rep.Frames, rep.DroppedFrames, rep.WallSeconds, periods)
 	}
@@ -115,16 +130,16 @@ func checkNoLeak(t *testing.T, ignore goleak.Option) {
 func TestLoadtestUsage(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
-		{"loadtest", "-bots", "0"},
-		{"loadtest", "-duration", "-1s"},
-		{"loadtest", "-find-max", "-bots", "100", "-max-bots", "50"},
-		{"loadtest", "extra"},
+		{"-bots", "0"},
+		{"-duration", "-1s"},
+		{"-find-max", "-bots", "100", "-max-bots", "50"},
+		{"extra"},
 	} {
 		if code, _, errs := runArgs(args...); code != 2 || !strings.Contains(errs, "loadtest") {
 			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
 		}
 	}
-	if code, _, errs := runArgs("loadtest", "-h"); code != 0 || !strings.Contains(errs, loadtestUsage) {
+	if code, _, errs := runArgs("-h"); code != 0 || !strings.Contains(errs, loadtestUsage) {
 		t.Errorf("-h: exit %d, stderr %q", code, errs)
 	}
 }
@@ -136,7 +151,7 @@ func TestLoadtestJoinFailure(t *testing.T) {
 		t.Skip("-short: starts the server and the bot process; make test runs it")
 	}
 	path := filepath.Join(t.TempDir(), "load.json")
-	code, out, errs := runArgs("loadtest", "-bots", "2", "-join-timeout", "1ns", "-report", path)
+	code, out, errs := runArgs("-bots", "2", "-join-timeout", "1ns", "-report", path)
 	if code != 1 || !strings.Contains(out, "failed after") || !strings.Contains(errs, "not every bot joined") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
@@ -182,7 +197,7 @@ func TestOverloadThroughServerLoop(t *testing.T) {
 	}
 	defer st.Close()
 	clk := &burnClock{}
-	ov := newOverload(clk, burnFake, 3*framePeriod)
+	ov := newOverload(clk, burnFake, 3*harness.FramePeriod)
 	const burstAt, burstFor, stopAt = time.Second, 2 * time.Second, 5 * time.Second
 	started := false
 	srv, err := gameserver.New(gameserver.Config{Store: st, DeityToken: "t", Clock: clk, SaveEvery: time.Hour,
@@ -207,7 +222,7 @@ func TestOverloadThroughServerLoop(t *testing.T) {
 	if lost != 0 || n == 0 {
 		t.Fatalf("%d reports lost, %d frames burned", lost, n)
 	}
-	o := analyzeOverload(reports, first, last, framePeriod)
+	o := analyzeOverload(reports, first, last, harness.FramePeriod)
 	t.Logf("%+v", o)
 	// Without dropping, 2 s at 3× leaves ≈ 80 frames of backlog; the driver runs
 	// at most 3 back to back and drops the rest: ≈ 2 s × (1 − 1/3) × 20 Hz.

@@ -1,9 +1,14 @@
-package main
+// Package loadtest is `server loadtest`: the real game server at 20 Hz in real
+// time with N bot clients over loopback websockets (in a child process,
+// `server loadtest-bots`), reporting frame duration and lateness, dropped
+// frames, CPU, memory, bytes per client and disconnects. It measures how many
+// players one server holds (-find-max) and how the frame loop recovers from
+// frames over budget (-overload).
+package loadtest
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,7 +21,9 @@ import (
 	"time"
 
 	"github.com/twinframe/twinframe/internal/cputime"
+	"github.com/twinframe/twinframe/server/internal/cli"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
+	"github.com/twinframe/twinframe/server/internal/harness"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
 )
@@ -28,7 +35,7 @@ import (
 // exactly as `server serve` does (its own wall clock, its own frameclock.Driver);
 // the bots are the viewer's client code (client.Client with its replica and
 // prediction, driven by client/bot) stepped together at 20 Hz by one pacing
-// goroutine in a child process (loadtest_botproc.go), so that the server's CPU,
+// goroutine in a child process (botproc.go), so that the server's CPU,
 // memory and scheduler are its own. The figures come from the server's own
 // bookkeeping (gameserver.FrameReports, gameserver.Traffic) over the measured
 // window, which starts once every bot has its avatar. The overload phase comes
@@ -62,10 +69,12 @@ type loadConfig struct {
 	stderr      io.Writer // the bot process's
 }
 
-// loadtestCommand runs `server loadtest ...`.
-func loadtestCommand(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("loadtest", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+// Command runs `server loadtest ARGS...` (args without the command name) and
+// returns the exit status: 0 when the run completed, 1 when it failed, 2 for a
+// usage error.
+func Command(args []string, stdout, stderr io.Writer) int {
+	fl := cli.New("loadtest", stderr)
+	fl.Synopsis, fl.Prefix = loadtestUsage, "server: loadtest: "
 	var cfg loadConfig
 	fl.IntVar(&cfg.bots, "bots", 50, "bot `clients` (with -find-max: the first count tried)")
 	fl.IntVar(&cfg.xdumpFlood, "xdump-flood", 0, "this many of the `bots` also dump the whole world, table after table, as fast as the xdump rate limits allow")
@@ -84,19 +93,8 @@ func loadtestCommand(args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured time to `file`")
 	fl.StringVar(&cfg.memProfile, "memprofile", "", "write an allocation profile (pprof allocs) to `file` at the end")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
-	fl.Usage = func() {
-		fmt.Fprintln(fl.Output(), loadtestUsage)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "server: loadtest: unexpected argument %q\n%s\n", fl.Arg(0), loadtestUsage)
-		return 2
+	if status, ok := fl.Parse(args); !ok {
+		return status
 	}
 	if cfg.bots <= 0 || cfg.bots > 5000 || cfg.duration <= 0 || cfg.step <= 0 || cfg.maxBots < cfg.bots ||
 		cfg.overload < 0 || cfg.xdumpFlood < 0 || cfg.xdumpFlood > cfg.bots || cfg.overloadFor <= 0 || cfg.recoverFor <= 0 || cfg.joinTimeout <= 0 {
@@ -130,7 +128,7 @@ func loadtestCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "server: loadtest: %v\n", err)
 	}
 	if cfg.report != "" && out != nil {
-		if werr := writeJSON(cfg.report, out); werr != nil {
+		if werr := harness.WriteJSON(cfg.report, out); werr != nil {
 			fmt.Fprintf(stderr, "server: loadtest: %v\n", werr)
 			return 1
 		}
@@ -213,7 +211,7 @@ func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
 	if ls.st, err = store.Open(context.Background(), filepath.Join(dir, "loadtest.db")); err != nil {
 		return fail(err)
 	}
-	ls.ov = newOverload(wallClock{time.Now()}, spin, time.Duration(cfg.overload*float64(framePeriod)))
+	ls.ov = newOverload(harness.WallClock{Start: time.Now()}, spin, time.Duration(cfg.overload*float64(harness.FramePeriod)))
 	// Every bot gets in; all connect from 127.0.0.1. Bots send an input at least
 	// every 2×MoveEvery+1 frames, far inside the idle timeout.
 	scfg := gameserver.Config{Store: ls.st, Seed: cfg.seed, DeityToken: "loadtest", Logger: log, FrameWork: ls.ov.frameWork,
@@ -291,7 +289,7 @@ func measure(cfg loadConfig, ls *loadServer, bots *botProc, bots0 botStatus, rep
 	}
 	rep.fill(w, reports, ls.srv.Traffic(), bots0, bots1)
 	if ls.fc != nil {
-		d := percentiles(ls.fc.of(reports))
+		d := harness.Percentiles(ls.fc.of(reports))
 		rep.FrameCPU = &d
 		rep.LateCauses = ls.probe.causes(reports, lateCauseThreshold)
 	}

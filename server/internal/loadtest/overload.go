@@ -1,4 +1,4 @@
-package main
+package loadtest
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/twinframe/twinframe/server/internal/gameserver"
+	"github.com/twinframe/twinframe/server/internal/harness"
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
 )
 
@@ -152,9 +153,9 @@ func runOverloadPhase(srv *gameserver.Server, ov *overload, burstFor, recoverFor
 	if lost > 0 {
 		return nil, fmt.Errorf("loadtest: overload: %d frame reports lost", lost)
 	}
-	rep := analyzeOverload(reports, first, last, framePeriod)
+	rep := analyzeOverload(reports, first, last, harness.FramePeriod)
 
-	rep.Multiple = float64(ov.work) / float64(framePeriod)
+	rep.Multiple = float64(ov.work) / float64(harness.FramePeriod)
 	rep.WorkMs = float64(ov.work) / 1e6
 	rep.BurstSeconds = burstFor.Seconds()
 	return &rep, nil

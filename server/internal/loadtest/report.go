@@ -1,7 +1,6 @@
-package main
+package loadtest
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/twinframe/twinframe/server/internal/gameserver"
+	"github.com/twinframe/twinframe/server/internal/harness"
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
 )
 
@@ -32,12 +32,12 @@ type loadReport struct {
 	WallSeconds float64 `json:"wallSeconds"` // the measured window
 	// Frames the server ran in the window; LostReports frame reports the
 	// server's ring dropped before they were read (then the figures miss them).
-	Frames        int       `json:"frames"`
-	LostReports   int       `json:"lostReports"`
-	FrameDuration durations `json:"frameDuration"` // inputs, step, replication (server frame loop)
-	Lateness      durations `json:"frameStartLateness"`
+	Frames        int               `json:"frames"`
+	LostReports   int               `json:"lostReports"`
+	FrameDuration harness.Durations `json:"frameDuration"` // inputs, step, replication (server frame loop)
+	Lateness      harness.Durations `json:"frameStartLateness"`
 	// FrameCPU is each frame's CPU time on the frame loop's thread (-frame-cpu).
-	FrameCPU *durations `json:"frameCPU,omitempty"`
+	FrameCPU *harness.Durations `json:"frameCPU,omitempty"`
 	// LateCauses says why frames started late (-frame-cpu, Linux).
 	LateCauses    *lateCauses `json:"lateCauses,omitempty"`
 	DroppedFrames uint64      `json:"droppedFrames"`
@@ -100,7 +100,7 @@ func (r *loadReport) fill(w *window, reports []frameclock.Report, t gameserver.T
 		dur[i], late[i] = f.Duration, f.Lateness
 		r.MaxBacklog = max(r.MaxBacklog, f.Backlog)
 	}
-	r.FrameDuration, r.Lateness = percentiles(dur), percentiles(late)
+	r.FrameDuration, r.Lateness = harness.Percentiles(dur), harness.Percentiles(late)
 	// Dropped counts are cumulative: the window's are the last report's less
 	// the last one's before the window.
 	r.DroppedFrames = reports[len(reports)-1].Dropped - w.dropped
@@ -134,7 +134,7 @@ func (r *loadReport) fill(w *window, reports []frameclock.Report, t gameserver.T
 
 // judge decides whether the run held 20 Hz (holdsRule).
 func (r *loadReport) judge() {
-	r.Holds = r.Frames > 0 && r.LostReports == 0 && r.FrameDuration.P99Ms <= float64(framePeriod)/1e6 &&
+	r.Holds = r.Frames > 0 && r.LostReports == 0 && r.FrameDuration.P99Ms <= float64(harness.FramePeriod)/1e6 &&
 		r.DroppedFrames == 0 && r.Connected == r.Bots
 }
 
@@ -187,12 +187,4 @@ func countsText[V uint64 | int](m map[string]V) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFileAll(path, append(b, '\n'))
 }

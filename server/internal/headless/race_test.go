@@ -1,6 +1,6 @@
 //go:build race
 
-package main
+package headless
 
 // testFrames is the length of the headless tests' runs: the race detector makes
 // the server's frame about fifty times slower.

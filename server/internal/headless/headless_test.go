@@ -1,6 +1,7 @@
-package main
+package headless
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,16 +11,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twinframe/twinframe/server/internal/harness"
 	"github.com/twinframe/twinframe/shared/world"
 	"github.com/twinframe/twinframe/shared/xdump"
 )
+
+// runArgs runs the command with args (without the command name) in-process.
+func runArgs(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Command(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
 
 // runHeadlessArgs runs the headless command in-process and decodes its report.
 func runHeadlessArgs(t *testing.T, args ...string) (int, string, headlessReport) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "out", "report.json") // the folder does not exist yet
 	start := time.Now()
-	code, out, errs := runArgs(append([]string{"headless", "-report", path}, args...)...)
+	code, out, errs := runArgs(append([]string{"-report", path}, args...)...)
 	t.Logf("headless %s: exit %d in %v\n%s%s", strings.Join(args, " "), code, time.Since(start), out, errs)
 	var rep headlessReport
 	b, err := os.ReadFile(path)
@@ -93,11 +102,11 @@ func TestHeadlessViolation(t *testing.T) {
 
 func TestHeadlessUsage(t *testing.T) {
 	for _, args := range [][]string{
-		{"headless", "-frames", "0"},
-		{"headless", "-bots", "-1"},
-		{"headless", "-net", "latency=fast"},
-		{"headless", "-bogus"},
-		{"headless", "extra"},
+		{"-frames", "0"},
+		{"-bots", "-1"},
+		{"-net", "latency=fast"},
+		{"-bogus"},
+		{"extra"},
 	} {
 		if code, out, errs := runArgs(args...); code != 2 || out != "" || errs == "" {
 			t.Errorf("run(%q) = %d, stdout %q, stderr %q; want 2 and a message", args, code, out, errs)
@@ -178,8 +187,8 @@ func TestHeadlessDeterministic(t *testing.T) {
 		dumps[i] = b
 		// What measures the machine, and where the files went.
 		rep.WallSeconds, rep.CPUSeconds, rep.FPS, rep.XDump = 0, 0, 0, ""
-		rep.ServerFrame, rep.Frame = durations{}, durations{}
-		rep.Schedule.Dropped, rep.Schedule.MaxBacklog, rep.Schedule.LongestBehind, rep.Schedule.Lateness = 0, 0, 0, durations{}
+		rep.ServerFrame, rep.Frame = harness.Durations{}, harness.Durations{}
+		rep.Schedule.Dropped, rep.Schedule.MaxBacklog, rep.Schedule.LongestBehind, rep.Schedule.Lateness = 0, 0, 0, harness.Durations{}
 		reps[i] = rep
 	}
 	if reps[0].JoinFrames == 0 || len(reps[0].BotReports) != 3 || reps[0].BotReports[0].Player == 0 || reps[0].BytesIn == 0 {
@@ -196,7 +205,7 @@ func TestHeadlessDeterministic(t *testing.T) {
 }
 
 // TestHeadlessExactWithoutLatency holds a zero-latency run to the exact check
-// (headless_exact.go): a prediction leaves the server's exact state only at a
+// (exact.go): a prediction leaves the server's exact state only at a
 // contact, and is back on it once the avatar rests at its goal. (Before
 // corrections kept the prediction's exact values, seed 1 left two avatars
 // resting on the wire's grid, up to 1/8 m off the server's.)
