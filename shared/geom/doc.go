@@ -12,6 +12,10 @@
 // and the only non-trivial operation used is the correctly rounded square root. Lengths are
 // normalised through float64, where the products of float32 values are exact.
 //
+// The float32 kernel (Sub, Add, Scale, Axpy, Dot, Cross, LenSq, Hypot, Len, Dist, Unit, Finite,
+// Finite2, Finite3) is exported under that rule for the rest of shared/ (navi, sim, world,
+// replica), so that every package rounds a length or a unit vector the same way.
+//
 // 2D shapes have plain names (Segment, Circle, Capsule, AABB, Polygon, Hit); their 3D
 // counterparts carry a 3 (Segment3, Capsule3, AABB3, Hit3) except Sphere.
 //

@@ -15,7 +15,7 @@ const fuzzDomain = 1000
 
 func allFinite(xs ...float32) bool {
 	for _, x := range xs {
-		if !finite(x) {
+		if !Finite(x) {
 			return false
 		}
 	}
@@ -45,7 +45,7 @@ func checkOutputs(t *testing.T, ok bool, T float32, out ...float32) {
 		t.Fatalf("T = %v outside [0, 1]", T)
 	}
 	for _, x := range out {
-		if !finite(x) {
+		if !Finite(x) {
 			t.Fatalf("non-finite output %v in %v", x, out)
 		}
 	}

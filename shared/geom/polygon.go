@@ -51,7 +51,7 @@ func (poly Polygon) Validate() error {
 		return ErrTooFewVertices
 	}
 	for i, v := range poly {
-		if !finite2(v) {
+		if !Finite2(v) {
 			return &VertexError{Index: i, Err: ErrNonFinite}
 		}
 		if v == poly[(i+n-1)%n] {
@@ -86,7 +86,7 @@ func (poly Polygon) Area() float32 {
 	var sum float32
 	o := poly[0]
 	for i := 1; i+1 < n; i++ {
-		sum += cross2(sub2(poly[i], o), sub2(poly[i+1], o))
+		sum += Cross(Sub(poly[i], o), Sub(poly[i+1], o))
 	}
 	return float32(sum * 0.5)
 }
@@ -102,7 +102,7 @@ func (poly Polygon) Contains(p mgl32.Vec2) bool {
 		if (a[1] > p[1]) != (b[1] > p[1]) {
 			// x coordinate of the edge at height p.y, compared without division: the sign of
 			// the orientation of (a, b, p) tells the side, flipped for downward edges.
-			o := cross2(sub2(b, a), sub2(p, a))
+			o := Cross(Sub(b, a), Sub(p, a))
 			if (o > 0) == (b[1] > a[1]) {
 				inside = !inside
 			}
@@ -120,11 +120,11 @@ func ClosestPointOnPolygon(p mgl32.Vec2, poly Polygon) (q mgl32.Vec2, edge int) 
 		return p, -1
 	}
 	q, edge = poly[0], 0
-	best := dot2(sub2(p, q), sub2(p, q))
+	best := Dot(Sub(p, q), Sub(p, q))
 	for i := range n {
 		c, _ := ClosestPointOnSegment(p, Segment{poly[i], poly[(i+1)%n]})
-		d := sub2(p, c)
-		if d2 := dot2(d, d); d2 < best {
+		d := Sub(p, c)
+		if d2 := Dot(d, d); d2 < best {
 			q, edge, best = c, i, d2
 		}
 	}

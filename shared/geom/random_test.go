@@ -240,7 +240,7 @@ func TestSweepCircleAABBRandom(t *testing.T) {
 		lo, size := g.v2(-2, 2), g.v2(0, 3)
 		b := AABB{lo, lo.Add(size)}
 		c := Circle{g.v2(-8, 8), g.radius()}
-		motion := to2(g.motionToward(to3(c.Center), to3(axpy2(lo, size, 0.5)), 3))
+		motion := to2(g.motionToward(to3(c.Center), to3(Axpy(lo, size, 0.5)), 3))
 		h, ok := SweepCircleAABB(c, motion, b)
 		lo64, hi64 := f64(to3(b.Min)), f64(to3(b.Max))
 		sc := sweepCase{o: f64(to3(c.Center)), d: f64(to3(motion)), r: float64(c.Radius),
@@ -262,7 +262,7 @@ func TestSweepCircleSegmentRandom(t *testing.T) {
 			s.B = s.A
 		}
 		c := Circle{g.v2(-8, 8), g.radius()}
-		motion := to2(g.motionToward(to3(c.Center), to3(axpy2(s.A, sub2(s.B, s.A), 0.5)), 3))
+		motion := to2(g.motionToward(to3(c.Center), to3(Axpy(s.A, Sub(s.B, s.A), 0.5)), 3))
 		h, ok := SweepCircleSegment(c, motion, s)
 		if ok {
 			hits++
@@ -361,7 +361,7 @@ func TestSweepCircleSegmentWorldScale(t *testing.T) {
 		off := mgl32.Vec2{base, base}
 		s := Segment{g.v2(-50, 50).Add(off), g.v2(-50, 50).Add(off)}
 		c := Circle{g.v2(-60, 60).Add(off), g.f(0, 1)}
-		motion := to2(g.motionToward(to3(c.Center), to3(axpy2(s.A, sub2(s.B, s.A), float32(rng.Float64()))), 2))
+		motion := to2(g.motionToward(to3(c.Center), to3(Axpy(s.A, Sub(s.B, s.A), float32(rng.Float64()))), 2))
 		h, ok := SweepCircleSegment(c, motion, s)
 		a64, b64 := f64(to3(s.A)), f64(to3(s.B))
 		sc := sweepCase{o: f64(to3(c.Center)), d: f64(to3(motion)), r: float64(c.Radius),

@@ -9,7 +9,7 @@ import (
 // RaycastAABB intersects a ray with the solid rectangle b by the slab method (Ericson 5.3.3).
 // A ray that only touches b's boundary hits it.
 func RaycastAABB(origin, dir mgl32.Vec2, b AABB, maxT float32) (Hit, bool) {
-	if !finite2(origin) || !finite2(dir) || !b.Valid() || !validMaxT(maxT) {
+	if !Finite2(origin) || !Finite2(dir) || !b.Valid() || !validMaxT(maxT) {
 		return Hit{}, false
 	}
 	o, d := to3(origin), to3(dir)
@@ -18,7 +18,7 @@ func RaycastAABB(origin, dir mgl32.Vec2, b AABB, maxT float32) (Hit, bool) {
 	if !ok {
 		return Hit{}, false
 	}
-	h := Hit{T: t, Point: axpy2(origin, dir, t)}
+	h := Hit{T: t, Point: Axpy(origin, dir, t)}
 	if axis < 0 {
 		h.Normal = awayFrom2(dir)
 	} else {
@@ -29,7 +29,7 @@ func RaycastAABB(origin, dir mgl32.Vec2, b AABB, maxT float32) (Hit, bool) {
 
 // RaycastAABB3 is RaycastAABB for a solid box.
 func RaycastAABB3(origin, dir mgl32.Vec3, b AABB3, maxT float32) (Hit3, bool) {
-	if !finite3(origin) || !finite3(dir) || !b.Valid() || !validMaxT(maxT) {
+	if !Finite3(origin) || !Finite3(dir) || !b.Valid() || !validMaxT(maxT) {
 		return Hit3{}, false
 	}
 	t, axis, ok := slab(&origin, &dir, &b.Min, &b.Max, 3, maxT, false)
@@ -47,16 +47,16 @@ func RaycastAABB3(origin, dir mgl32.Vec3, b AABB3, maxT float32) (Hit3, bool) {
 
 // RaycastCircle intersects a ray with the solid disc c.
 func RaycastCircle(origin, dir mgl32.Vec2, c Circle, maxT float32) (Hit, bool) {
-	if !finite2(origin) || !finite2(dir) || !finite2(c.Center) || !validRadius(c.Radius) || !validMaxT(maxT) {
+	if !Finite2(origin) || !Finite2(dir) || !Finite2(c.Center) || !validRadius(c.Radius) || !validMaxT(maxT) {
 		return Hit{}, false
 	}
 	t, ok := sweepPoint2(origin, dir, c.Center, c.Radius, maxT)
 	if !ok {
 		return Hit{}, false
 	}
-	p := axpy2(origin, dir, t)
-	n, ok := Unit(sub2(p, c.Center))
-	if !ok || t == 0 && dot2(sub2(origin, c.Center), sub2(origin, c.Center)) < float32(c.Radius*c.Radius) {
+	p := Axpy(origin, dir, t)
+	n, nl := Unit(Sub(p, c.Center))
+	if !(nl > 0) || t == 0 && Dot(Sub(origin, c.Center), Sub(origin, c.Center)) < float32(c.Radius*c.Radius) {
 		n = awayFrom2(dir)
 	}
 	return checked(Hit{T: t, Point: p, Normal: n})
@@ -64,7 +64,7 @@ func RaycastCircle(origin, dir mgl32.Vec2, c Circle, maxT float32) (Hit, bool) {
 
 // RaycastSphere intersects a ray with the solid ball s.
 func RaycastSphere(origin, dir mgl32.Vec3, s Sphere, maxT float32) (Hit3, bool) {
-	if !finite3(origin) || !finite3(dir) || !finite3(s.Center) || !validRadius(s.Radius) || !validMaxT(maxT) {
+	if !Finite3(origin) || !Finite3(dir) || !Finite3(s.Center) || !validRadius(s.Radius) || !validMaxT(maxT) {
 		return Hit3{}, false
 	}
 	t, ok := sweepPoint3(origin, dir, s.Center, s.Radius, maxT)
@@ -82,7 +82,7 @@ func RaycastSphere(origin, dir mgl32.Vec3, s Sphere, maxT float32) (Hit3, bool) 
 // RaycastCapsule3 intersects a ray with the solid capsule c: its cylinder and its two end
 // balls, taking the earliest.
 func RaycastCapsule3(origin, dir mgl32.Vec3, c Capsule3, maxT float32) (Hit3, bool) {
-	if !finite3(origin) || !finite3(dir) || !finite3(c.A) || !finite3(c.B) || !validRadius(c.Radius) || !validMaxT(maxT) {
+	if !Finite3(origin) || !Finite3(dir) || !Finite3(c.A) || !Finite3(c.B) || !validRadius(c.Radius) || !validMaxT(maxT) {
 		return Hit3{}, false
 	}
 	t, ok := sweepCapsule3(origin, dir, c.A, c.B, c.Radius, maxT)

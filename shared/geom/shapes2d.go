@@ -22,12 +22,12 @@ type Hit struct {
 // ClosestPointOnSegment returns the point q of s closest to p and its parameter t in [0, 1],
 // q = A + t*(B-A). A degenerate segment (A == B) gives q = A, t = 0.
 func ClosestPointOnSegment(p mgl32.Vec2, s Segment) (q mgl32.Vec2, t float32) {
-	ab := sub2(s.B, s.A)
-	l2 := dot2(ab, ab)
+	ab := Sub(s.B, s.A)
+	l2 := Dot(ab, ab)
 	if !(l2 > 0) {
 		return s.A, 0
 	}
-	t = dot2(sub2(p, s.A), ab)
+	t = Dot(Sub(p, s.A), ab)
 	if t <= 0 {
 		return s.A, 0
 	}
@@ -35,7 +35,7 @@ func ClosestPointOnSegment(p mgl32.Vec2, s Segment) (q mgl32.Vec2, t float32) {
 		return s.B, 1
 	}
 	t /= l2
-	return axpy2(s.A, ab, t), t
+	return Axpy(s.A, ab, t), t
 }
 
 // Capsule is the set of points within Radius of the segment from A to B.
@@ -49,7 +49,7 @@ type AABB struct{ Min, Max mgl32.Vec2 }
 
 // Valid reports whether b has finite corners with Min <= Max on both axes.
 func (b AABB) Valid() bool {
-	return finite2(b.Min) && finite2(b.Max) && b.Min[0] <= b.Max[0] && b.Min[1] <= b.Max[1]
+	return Finite2(b.Min) && Finite2(b.Max) && b.Min[0] <= b.Max[0] && b.Min[1] <= b.Max[1]
 }
 
 // ClosestPointOnAABB returns the point of the solid rectangle b closest to p (p itself when

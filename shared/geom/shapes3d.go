@@ -30,7 +30,7 @@ type Hit3 struct {
 
 // Valid reports whether b has finite corners with Min <= Max on every axis.
 func (b AABB3) Valid() bool {
-	return finite3(b.Min) && finite3(b.Max) &&
+	return Finite3(b.Min) && Finite3(b.Max) &&
 		b.Min[0] <= b.Max[0] && b.Min[1] <= b.Max[1] && b.Min[2] <= b.Max[2]
 }
 

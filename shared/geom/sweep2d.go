@@ -11,15 +11,15 @@ import (
 // the hit is at T = 0 with Normal from p toward c's centre, or opposing the motion when the
 // centre is exactly p (+X when motion is zero too).
 func SweepCirclePoint(c Circle, motion mgl32.Vec2, p mgl32.Vec2) (Hit, bool) {
-	if !validRadius(c.Radius) || !finite2(c.Center) || !finite2(motion) || !finite2(p) {
+	if !validRadius(c.Radius) || !Finite2(c.Center) || !Finite2(motion) || !Finite2(p) {
 		return Hit{}, false
 	}
 	t, ok := sweepPoint2(c.Center, motion, p, c.Radius, 1)
 	if !ok {
 		return Hit{}, false
 	}
-	n, ok := Unit(sub2(axpy2(c.Center, motion, t), p))
-	if !ok {
+	n, nl := Unit(Sub(Axpy(c.Center, motion, t), p))
+	if !(nl > 0) {
 		n = awayFrom2(motion)
 	}
 	return checked(Hit{T: t, Point: p, Normal: n})
@@ -30,23 +30,23 @@ func SweepCirclePoint(c Circle, motion mgl32.Vec2, p mgl32.Vec2) (Hit, bool) {
 // with Normal from other's centre toward c's, or opposing the motion when the centres
 // coincide (+X when motion is zero too).
 func SweepCircleCircle(c Circle, motion mgl32.Vec2, other Circle) (Hit, bool) {
-	if !validRadius(c.Radius) || !validRadius(other.Radius) || !finite2(c.Center) ||
-		!finite2(motion) || !finite2(other.Center) {
+	if !validRadius(c.Radius) || !validRadius(other.Radius) || !Finite2(c.Center) ||
+		!Finite2(motion) || !Finite2(other.Center) {
 		return Hit{}, false
 	}
 	r := c.Radius + other.Radius
-	if !finite(r) {
+	if !Finite(r) {
 		return Hit{}, false
 	}
 	t, ok := sweepPoint2(c.Center, motion, other.Center, r, 1)
 	if !ok {
 		return Hit{}, false
 	}
-	n, ok := Unit(sub2(axpy2(c.Center, motion, t), other.Center))
-	if !ok {
+	n, nl := Unit(Sub(Axpy(c.Center, motion, t), other.Center))
+	if !(nl > 0) {
 		n = awayFrom2(motion)
 	}
-	return checked(Hit{T: t, Point: axpy2(other.Center, n, other.Radius), Normal: n})
+	return checked(Hit{T: t, Point: Axpy(other.Center, n, other.Radius), Normal: n})
 }
 
 // SweepCircleSegment moves c by motion and reports when it first touches the segment s:
@@ -56,17 +56,17 @@ func SweepCircleCircle(c Circle, motion mgl32.Vec2, other Circle) (Hit, bool) {
 // of s and Normal from it toward the centre; when the centre lies on s, Normal is the side
 // normal of s that opposes the motion (the left normal of A→B when motion is zero or along s).
 func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
-	if !validRadius(c.Radius) || !finite2(c.Center) || !finite2(motion) ||
-		!finite2(s.A) || !finite2(s.B) {
+	if !validRadius(c.Radius) || !Finite2(c.Center) || !Finite2(motion) ||
+		!Finite2(s.A) || !Finite2(s.B) {
 		return Hit{}, false
 	}
-	ab := sub2(s.B, s.A)
-	l2 := dot2(ab, ab)
+	ab := Sub(s.B, s.A)
+	l2 := Dot(ab, ab)
 	if !(l2 > 0) { // A == B, or so close that |B-A|² underflows
 		return SweepCirclePoint(c, motion, s.A)
 	}
-	side, ok := Unit(mgl32.Vec2{-ab[1], ab[0]}) // left normal of A→B
-	if !ok {                                    // B-A overflowed
+	side, nl := Unit(mgl32.Vec2{-ab[1], ab[0]}) // left normal of A→B
+	if !(nl > 0) {                              // B-A overflowed
 		return Hit{}, false
 	}
 	r := c.Radius
@@ -74,12 +74,12 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 
 	// Already overlapping: report T = 0.
 	q, _ := ClosestPointOnSegment(o, s)
-	d := sub2(o, q)
-	if dot2(d, d) < float32(r*r) {
-		n, ok := Unit(d)
-		if !ok {
+	d := Sub(o, q)
+	if Dot(d, d) < float32(r*r) {
+		n, nl := Unit(d)
+		if !(nl > 0) {
 			n = side
-			if dot2(n, motion) > 0 {
+			if Dot(n, motion) > 0 {
 				n = mgl32.Vec2{-n[0], -n[1]}
 			}
 		}
@@ -87,8 +87,8 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 	}
 
 	// The two long sides of the capsule: lines parallel to s at distance r.
-	dist := dot2(sub2(o, s.A), side)
-	vn := dot2(motion, side)
+	dist := Dot(Sub(o, s.A), side)
+	vn := Dot(motion, side)
 	n := side
 	if dist < 0 {
 		dist, vn = -dist, -vn
@@ -99,11 +99,11 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 		// a centre beyond the ends, which the projection test below rejects.
 		t := max(dist-r, 0) / -vn
 		if t <= 1 {
-			u := dot2(sub2(axpy2(o, motion, t), s.A), ab)
+			u := Dot(Sub(Axpy(o, motion, t), s.A), ab)
 			if u >= 0 && u <= l2 {
 				// The capsule is convex, so a path entering through its flat side cannot
 				// have touched an end disc before: this is the contact.
-				return checked(Hit{T: t, Point: axpy2(s.A, ab, u/l2), Normal: n})
+				return checked(Hit{T: t, Point: Axpy(s.A, ab, u/l2), Normal: n})
 			}
 		}
 	}
@@ -113,8 +113,8 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 	var hit Hit
 	for _, p := range [2]mgl32.Vec2{s.A, s.B} {
 		if t, ok := sweepPoint2(o, motion, p, r, 1); ok && t < best {
-			n, ok := Unit(sub2(axpy2(o, motion, t), p))
-			if !ok {
+			n, nl := Unit(Sub(Axpy(o, motion, t), p))
+			if !(nl > 0) {
 				n = awayFrom2(motion)
 			}
 			best = t
@@ -131,10 +131,10 @@ func SweepCircleSegment(c Circle, motion mgl32.Vec2, s Segment) (Hit, bool) {
 // returns the first t inside or on it. A start inside the disc gives 0; a start on its
 // boundary gives 0 only when d points inward.
 func sweepPoint2(o, d, p mgl32.Vec2, r, maxT float32) (float32, bool) {
-	m := sub2(o, p)
+	m := Sub(o, p)
 	rr := float32(r * r)
-	c := dot2(m, m) - rr
-	b := dot2(m, d)
+	c := Dot(m, m) - rr
+	b := Dot(m, d)
 	if c < 0 {
 		return 0, true
 	}
@@ -147,8 +147,8 @@ func sweepPoint2(o, d, p mgl32.Vec2, r, maxT float32) (float32, bool) {
 	// Roots of a t² + 2b t + c with a = |d|². The discriminant b² - ac equals a r² - (m×d)²
 	// (Lagrange's identity), which avoids cancelling two large terms; and the smaller root
 	// (-b - √disc)/a is computed as c/(√disc - b), which has no cancellation since b < 0.
-	a := dot2(d, d)
-	cr := cross2(m, d)
+	a := Dot(d, d)
+	cr := Cross(m, d)
 	disc := float32(a*rr) - float32(cr*cr)
 	if disc < 0 {
 		return 0, false

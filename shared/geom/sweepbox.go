@@ -20,7 +20,7 @@ import (
 // radius zero is a point against the open box: it must enter the interior to hit. A box with
 // Min > Max on any axis, NaN or Inf input, or a negative radius give no hit.
 func SweepSphereAABB(s Sphere, motion mgl32.Vec3, b AABB3) (Hit3, bool) {
-	if !finite3(s.Center) || !validRadius(s.Radius) || !finite3(motion) || !b.Valid() {
+	if !Finite3(s.Center) || !validRadius(s.Radius) || !Finite3(motion) || !b.Valid() {
 		return Hit3{}, false
 	}
 	o, r := s.Center, s.Radius
@@ -123,12 +123,12 @@ func SweepSphereAABB(s Sphere, motion mgl32.Vec3, b AABB3) (Hit3, bool) {
 // SweepSphereSphere moves s by motion and reports when it first touches the ball other, like
 // SweepCircleCircle.
 func SweepSphereSphere(s Sphere, motion mgl32.Vec3, other Sphere) (Hit3, bool) {
-	if !validRadius(s.Radius) || !validRadius(other.Radius) || !finite3(s.Center) ||
-		!finite3(motion) || !finite3(other.Center) {
+	if !validRadius(s.Radius) || !validRadius(other.Radius) || !Finite3(s.Center) ||
+		!Finite3(motion) || !Finite3(other.Center) {
 		return Hit3{}, false
 	}
 	r := s.Radius + other.Radius
-	if !finite(r) {
+	if !Finite(r) {
 		return Hit3{}, false
 	}
 	t, ok := sweepPoint3(s.Center, motion, other.Center, r, 1)
@@ -148,17 +148,17 @@ func SweepSphereSphere(s Sphere, motion mgl32.Vec3, other Sphere) (Hit3, bool) {
 // starts, a zero radius (a point against the open rectangle) and invalid input are handled
 // as in SweepSphereAABB.
 func SweepCircleAABB(c Circle, motion mgl32.Vec2, b AABB) (Hit, bool) {
-	if !finite2(c.Center) || !validRadius(c.Radius) || !finite2(motion) || !b.Valid() {
+	if !Finite2(c.Center) || !validRadius(c.Radius) || !Finite2(motion) || !b.Valid() {
 		return Hit{}, false
 	}
 	o, r := c.Center, c.Radius
 
 	q := ClosestPointOnAABB(o, b)
-	d := sub2(o, q)
+	d := Sub(o, q)
 	o3, lo3, hi3 := to3(o), to3(b.Min), to3(b.Max)
-	if d2 := dot2(d, d); d2 < float32(r*r) || d2 == 0 && insideOpen(&o3, &lo3, &hi3, 2) {
-		n, ok := Unit(d)
-		if !ok {
+	if d2 := Dot(d, d); d2 < float32(r*r) || d2 == 0 && insideOpen(&o3, &lo3, &hi3, 2) {
+		n, nl := Unit(d)
+		if !(nl > 0) {
 			q3, n3 := nearestFace(o3, lo3, hi3, 2)
 			q, n = to2(q3), to2(n3)
 		}
@@ -172,7 +172,7 @@ func SweepCircleAABB(c Circle, motion mgl32.Vec2, b AABB) (Hit, bool) {
 	if !ok {
 		return Hit{}, false
 	}
-	p := axpy2(o, motion, t)
+	p := Axpy(o, motion, t)
 	var v int
 	out := 0
 	for i := range 2 {
@@ -195,8 +195,8 @@ func SweepCircleAABB(c Circle, motion mgl32.Vec2, b AABB) (Hit, bool) {
 			}
 		} else {
 			// Touching through the rounding of the expanded rectangle, as in SweepSphereAABB.
-			var ok bool
-			if n, ok = Unit(sub2(o, q)); !ok || dot2(n, motion) >= 0 {
+			var nl float32
+			if n, nl = Unit(Sub(o, q)); !(nl > 0) || Dot(n, motion) >= 0 {
 				return Hit{}, false
 			}
 		}
@@ -211,8 +211,8 @@ func SweepCircleAABB(c Circle, motion mgl32.Vec2, b AABB) (Hit, bool) {
 	if t, ok = sweepPoint2(o, motion, k, r, 1); !ok {
 		return Hit{}, false
 	}
-	n, ok := Unit(sub2(axpy2(o, motion, t), k))
-	if !ok {
+	n, nl := Unit(Sub(Axpy(o, motion, t), k))
+	if !(nl > 0) {
 		n = awayFrom2(motion)
 	}
 	return checked(Hit{T: t, Point: k, Normal: n})
@@ -226,12 +226,12 @@ func SweepCircleCapsule(c Circle, motion mgl32.Vec2, k Capsule) (Hit, bool) {
 		return Hit{}, false
 	}
 	r := c.Radius + k.Radius
-	if !finite(r) {
+	if !Finite(r) {
 		return Hit{}, false
 	}
 	h, ok := SweepCircleSegment(Circle{c.Center, r}, motion, Segment{k.A, k.B})
 	if ok {
-		h.Point = axpy2(h.Point, h.Normal, k.Radius)
+		h.Point = Axpy(h.Point, h.Normal, k.Radius)
 	}
 	return h, ok
 }

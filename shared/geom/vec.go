@@ -6,46 +6,90 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 )
 
-// Internal vector helpers. Each product that feeds a sum is rounded explicitly so the
-// compiler may not fuse it into a multiply-add (DESIGN.md §6); mathgl's Dot and chained
-// Add(Mul()) would give it that freedom after inlining.
+// The float32 kernel: the vector operations every package of shared/ uses, one name each.
+//
+// Rounding rule. The Go specification lets a compiler fuse x*y + z into one multiply-add
+// with a single rounding, and it does where the target has the instruction (GOAMD64=v3,
+// arm64) but not where it lacks it (plain amd64, wasm); an explicit conversion forbids the
+// fusion. So, to give the same bits natively, under GOAMD64=v3 and under wasm:
+//
+//   - every float32 product that feeds a sum is rounded explicitly, float32(a*b) + c;
+//   - a length is computed from the float64 squares of the float32 components, which are
+//     exact (24-bit significands, 48-bit products), so fused or not the sum is rounded once;
+//     the square root is taken in float64 and rounded once to float32;
+//   - a unit vector divides the float64 components by that float64 length before rounding,
+//     so it exists (and is unit) for every finite non-zero vector, even when |v| itself
+//     exceeds float32's range.
+//
+// mathgl's Dot, Len, Normalize and chained Add(Mul()) leave the compiler the freedom to
+// fuse, so shared/ does not use them. These functions are small enough to inline.
 
-func dot2(a, b mgl32.Vec2) float32 { return float32(a[0]*b[0]) + float32(a[1]*b[1]) }
+// Sub returns a - b.
+func Sub(a, b mgl32.Vec2) mgl32.Vec2 { return mgl32.Vec2{a[0] - b[0], a[1] - b[1]} }
 
-func cross2(a, b mgl32.Vec2) float32 { return float32(a[0]*b[1]) - float32(a[1]*b[0]) }
+// Add returns a + b.
+func Add(a, b mgl32.Vec2) mgl32.Vec2 { return mgl32.Vec2{a[0] + b[0], a[1] + b[1]} }
 
-func sub2(a, b mgl32.Vec2) mgl32.Vec2 { return mgl32.Vec2{a[0] - b[0], a[1] - b[1]} }
+// Scale returns a*s.
+func Scale(a mgl32.Vec2, s float32) mgl32.Vec2 {
+	return mgl32.Vec2{float32(a[0] * s), float32(a[1] * s)}
+}
 
-// axpy2 returns p + d*t.
-func axpy2(p, d mgl32.Vec2, t float32) mgl32.Vec2 {
+// Axpy returns p + d*t, each product rounded before the sum.
+func Axpy(p, d mgl32.Vec2, t float32) mgl32.Vec2 {
 	return mgl32.Vec2{p[0] + float32(d[0]*t), p[1] + float32(d[1]*t)}
 }
 
+// Dot returns a·b, each product rounded before the sum.
+func Dot(a, b mgl32.Vec2) float32 { return float32(a[0]*b[0]) + float32(a[1]*b[1]) }
+
+// Cross returns the z component of a×b, each product rounded before the difference.
+func Cross(a, b mgl32.Vec2) float32 { return float32(a[0]*b[1]) - float32(a[1]*b[0]) }
+
+// LenSq returns |v|² in float32 (Dot(v, v)); it overflows to +Inf beyond about 1.8e19.
+func LenSq(v mgl32.Vec2) float32 { return Dot(v, v) }
+
+// Hypot returns |(x, y)| by the length rule above.
+func Hypot(x, y float32) float32 {
+	a, b := float64(x), float64(y)
+	return float32(math.Sqrt(a*a + b*b))
+}
+
+// Len returns |v| by the length rule above.
+func Len(v mgl32.Vec2) float32 { return Hypot(v[0], v[1]) }
+
+// Dist returns |a - b| (the difference rounded to float32 first).
+func Dist(a, b mgl32.Vec2) float32 { return Hypot(a[0]-b[0], a[1]-b[1]) }
+
+// Unit returns v scaled to unit length and |v| rounded to float32, or the zero vector and 0
+// when v is zero or not finite; so l > 0 says u is valid. l is +Inf when |v| exceeds
+// float32's range, u is valid then too.
+func Unit(v mgl32.Vec2) (u mgl32.Vec2, l float32) {
+	x, y := float64(v[0]), float64(v[1])
+	l64 := math.Sqrt(x*x + y*y)
+	if !(l64 > 0) || math.IsInf(l64, 0) {
+		return mgl32.Vec2{}, 0
+	}
+	return mgl32.Vec2{float32(x / l64), float32(y / l64)}, float32(l64)
+}
+
+// Finite reports whether x is neither NaN nor ±Inf: x - x is 0 for every finite x and NaN
+// otherwise.
+func Finite(x float32) bool { return x-x == 0 }
+
+// Finite2 reports whether both components of v are finite.
+func Finite2(v mgl32.Vec2) bool { return Finite(v[0]) && Finite(v[1]) }
+
+// Finite3 reports whether all components of v are finite.
+func Finite3(v mgl32.Vec3) bool { return Finite(v[0]) && Finite(v[1]) && Finite(v[2]) }
+
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
 
-// finite reports whether x is neither NaN nor ±Inf.
-func finite(x float32) bool { return x-x == 0 }
-
-func finite2(v mgl32.Vec2) bool { return finite(v[0]) && finite(v[1]) }
-
-func validRadius(r float32) bool { return r >= 0 && finite(r) }
-
-// Unit returns v scaled to unit length and true, or the zero vector and false when v is zero
-// (or its length underflows). The length is computed in float64, where the squares of float32
-// values are exact, so the result cannot overflow and does not depend on fusion: callers that
-// must reproduce geom's normals bit for bit (the simulation's own sweeps) use it too.
-func Unit(v mgl32.Vec2) (mgl32.Vec2, bool) {
-	x, y := float64(v[0]), float64(v[1])
-	l := math.Sqrt(x*x + y*y)
-	if !(l > 0) || math.IsInf(l, 0) {
-		return mgl32.Vec2{}, false
-	}
-	return mgl32.Vec2{float32(x / l), float32(y / l)}, true
-}
+func validRadius(r float32) bool { return r >= 0 && Finite(r) }
 
 // awayFrom2 returns the unit vector opposing motion, or +X when motion is zero.
 func awayFrom2(motion mgl32.Vec2) mgl32.Vec2 {
-	if n, ok := Unit(mgl32.Vec2{-motion[0], -motion[1]}); ok {
+	if n, l := Unit(mgl32.Vec2{-motion[0], -motion[1]}); l > 0 {
 		return n
 	}
 	return mgl32.Vec2{1, 0}
@@ -55,7 +99,7 @@ func awayFrom2(motion mgl32.Vec2) mgl32.Vec2 {
 // large that intermediate products overflow float32 can fail it; the guard keeps NaN and Inf
 // out of callers' state.
 func checked(h Hit) (Hit, bool) {
-	if finite(h.T) && finite2(h.Point) && finite2(h.Normal) {
+	if Finite(h.T) && Finite2(h.Point) && Finite2(h.Normal) {
 		return h, true
 	}
 	return Hit{}, false

@@ -47,9 +47,7 @@ func clamp(x, lo, hi float32) float32 {
 	return x
 }
 
-func finite3(v mgl32.Vec3) bool { return finite(v[0]) && finite(v[1]) && finite(v[2]) }
-
-// unit3 is unit2 in 3D.
+// unit3 is Unit in 3D, by the same rule, without the length.
 func unit3(v mgl32.Vec3) (mgl32.Vec3, bool) {
 	x, y, z := float64(v[0]), float64(v[1]), float64(v[2])
 	l := math.Sqrt(x*x + y*y + z*z)
@@ -73,7 +71,7 @@ func to2(v mgl32.Vec3) mgl32.Vec2 { return mgl32.Vec2{v[0], v[1]} }
 
 // checked3 is checked for Hit3.
 func checked3(h Hit3) (Hit3, bool) {
-	if finite(h.T) && finite3(h.Point) && finite3(h.Normal) {
+	if Finite(h.T) && Finite3(h.Point) && Finite3(h.Normal) {
 		return h, true
 	}
 	return Hit3{}, false

@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/internal/cputime"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // benchGeometry is a 3×3-cell region (cells of 1000×1000 units, each a
@@ -18,7 +20,7 @@ import (
 func benchGeometry(seed uint64) Geometry {
 	r := rand.New(rand.NewPCG(seed, 7))
 	const cell = 1000
-	g := Geometry{Bounds: AABB{Max: mgl32.Vec2{3 * cell, 3 * cell}}}
+	g := Geometry{Bounds: geom.AABB{Max: mgl32.Vec2{3 * cell, 3 * cell}}}
 	for y := 0; y < 3; y++ {
 		for x := 0; x < 3; x++ {
 			g.Polygons = append(g.Polygons, rect(Walkable, float32(x*cell), float32(y*cell), float32((x+1)*cell), float32((y+1)*cell)))
@@ -80,7 +82,8 @@ func benchPairs(m *Mesh, n int, r float32, maxLen float32) [][2]mgl32.Vec2 {
 		a := pt()
 		b := pt()
 		if maxLen > 0 {
-			b = madd(a, normalize(sub(b, a)), maxLen*rnd.Float32())
+			u, _ := geom.Unit(geom.Sub(b, a))
+			b = geom.Axpy(a, u, maxLen*rnd.Float32())
 		}
 		out = append(out, [2]mgl32.Vec2{a, b})
 	}

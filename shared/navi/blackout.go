@@ -2,6 +2,8 @@ package navi
 
 import (
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // BlackOutZoneID names a blackout zone of a Mesh. The zero value names none.
@@ -42,7 +44,7 @@ func (m *Mesh) blackoutFlag(t int32) Flags {
 // centroid lies inside it gets the BlackOut flag. A zone with a negative or
 // non-finite radius or centre is ignored and gets the zero id.
 func (m *Mesh) AddBlackOutZone(center mgl32.Vec2, radius float32) BlackOutZoneID {
-	if !finite32(center[0]) || !finite32(center[1]) || !finite32(radius) || radius < 0 {
+	if !geom.Finite(center[0]) || !geom.Finite(center[1]) || !geom.Finite(radius) || radius < 0 {
 		return BlackOutZoneID{}
 	}
 	idx := -1
@@ -111,7 +113,7 @@ func (m *Mesh) InBlackOutZone(p mgl32.Vec2, r float32) bool {
 
 // SpawnableArea returns the area inside bounds that is walkable and not
 // blacked out (the triangles with Walk and without BlackOut, clipped to bounds).
-func (m *Mesh) SpawnableArea(bounds AABB) float32 {
+func (m *Mesh) SpawnableArea(bounds geom.AABB) float32 {
 	var sum float64
 	var buf [2][8]vec2
 	for t := range m.tris {
@@ -131,7 +133,7 @@ func (m *Mesh) SpawnableArea(bounds AABB) float32 {
 
 // clippedArea clips a triangle to the box (Sutherland–Hodgman) and returns
 // the area of what is left.
-func clippedArea(buf *[2][8]vec2, tri [3]vec2, bd AABB) float64 {
+func clippedArea(buf *[2][8]vec2, tri [3]vec2, bd geom.AABB) float64 {
 	in := buf[0][:0]
 	in = append(in, tri[:]...)
 	out := buf[1][:0]

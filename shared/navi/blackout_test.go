@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 func TestBlackOutZones(t *testing.T) {
@@ -16,7 +18,7 @@ func TestBlackOutZones(t *testing.T) {
 	if d := full - (10000 - 400); d > 1e-2 || d < -1e-2 {
 		t.Fatalf("SpawnableArea = %v, want 9600", full)
 	}
-	if got := m.SpawnableArea(AABB{Min: mgl32.Vec2{30, 30}, Max: mgl32.Vec2{70, 70}}); got < 1199.99 || got > 1200.01 {
+	if got := m.SpawnableArea(geom.AABB{Min: mgl32.Vec2{30, 30}, Max: mgl32.Vec2{70, 70}}); got < 1199.99 || got > 1200.01 {
 		t.Errorf("SpawnableArea(30..70) = %v, want 1200", got)
 	}
 	a := m.AddBlackOutZone(mgl32.Vec2{20, 20}, 40)
@@ -100,7 +102,7 @@ func TestContains(t *testing.T) {
 }
 
 func ExampleMesh_AddBlackOutZone() {
-	g := Geometry{Bounds: AABB{Max: mgl32.Vec2{100, 100}},
+	g := Geometry{Bounds: geom.AABB{Max: mgl32.Vec2{100, 100}},
 		Polygons: []Polygon{{Kind: Walkable, Points: []mgl32.Vec2{{0, 0}, {100, 0}, {100, 100}, {0, 100}}}}}
 	m, _ := Build(g, nil)
 	fmt.Println(m.SpawnableArea(m.Bounds()))
@@ -139,11 +141,11 @@ func TestZoneArea(t *testing.T) {
 	worstWith, worstWithout := 0.0, 0.0
 	for mi := range 10 {
 		g := obstacleMap(r, 4+r.IntN(8))
-		var zs []Circle
+		var zs []geom.Circle
 		for range 1 + r.IntN(4) {
 			rad := 2 + 18*r.Float32()
 			c := mgl32.Vec2{rad + (100-2*rad)*r.Float32(), rad + (100-2*rad)*r.Float32()}
-			zs = append(zs, Circle{c, rad})
+			zs = append(zs, geom.Circle{Center: c, Radius: rad})
 		}
 		plain := mustBuild(t, g)
 		g.Zones = zs
@@ -169,14 +171,14 @@ func TestZoneArea(t *testing.T) {
 func TestZoneGeometry(t *testing.T) {
 	t.Parallel()
 	g := Geometry{Bounds: box100, Polygons: []Polygon{rect(Walkable, 0, 0, 100, 100), rect(Obstacle, 40, 40, 60, 60)}}
-	g.Zones = []Circle{
-		{mgl32.Vec2{50, 50}, 15},                   // crosses the obstacle
-		{mgl32.Vec2{95, 5}, 10},                    // clipped to the bounds
-		{mgl32.Vec2{50, 50}, 15},                   // twice
-		{mgl32.Vec2{20, 20}, 1e-4},                 // merges to a point
-		{mgl32.Vec2{20, 20}, -1},                   // ignored
-		{mgl32.Vec2{float32(math.NaN()), 20}, 1},   // ignored
-		{mgl32.Vec2{20, 20}, float32(math.Inf(1))}, // ignored
+	g.Zones = []geom.Circle{
+		{Center: mgl32.Vec2{50, 50}, Radius: 15},                   // crosses the obstacle
+		{Center: mgl32.Vec2{95, 5}, Radius: 10},                    // clipped to the bounds
+		{Center: mgl32.Vec2{50, 50}, Radius: 15},                   // twice
+		{Center: mgl32.Vec2{20, 20}, Radius: 1e-4},                 // merges to a point
+		{Center: mgl32.Vec2{20, 20}, Radius: -1},                   // ignored
+		{Center: mgl32.Vec2{float32(math.NaN()), 20}, Radius: 1},   // ignored
+		{Center: mgl32.Vec2{20, 20}, Radius: float32(math.Inf(1))}, // ignored
 	}
 	m := mustBuild(t, g)
 	plain := mustBuild(t, Geometry{Bounds: g.Bounds, Polygons: g.Polygons})

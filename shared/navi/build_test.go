@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 func rect(k Kind, x0, y0, x1, y1 float32) Polygon {
@@ -30,7 +32,7 @@ func mustBuild(t testing.TB, g Geometry) *Mesh {
 
 var seedFlag = flag.Uint64("seed", 20261201, "seed for the randomized tests")
 
-var box100 = AABB{Max: mgl32.Vec2{100, 100}}
+var box100 = geom.AABB{Max: mgl32.Vec2{100, 100}}
 
 func TestBuildCases(t *testing.T) {
 	t.Parallel()
@@ -103,7 +105,7 @@ func TestBuildBadInput(t *testing.T) {
 		{"bow tie", Geometry{Bounds: box100, Polygons: []Polygon{{Kind: Obstacle, Points: []mgl32.Vec2{{0, 0}, {10, 10}, {10, 0}, {0, 10}}}}}, ErrSelfIntersecting, 0, 2},
 		{"pinched", Geometry{Bounds: box100, Polygons: []Polygon{{Kind: Obstacle, Points: []mgl32.Vec2{{0, 0}, {10, 0}, {5, 5}, {10, 10}, {0, 10}, {5, 5}}}}}, ErrSelfIntersecting, 0, 5},
 		{"kind", Geometry{Bounds: box100, Polygons: []Polygon{{Kind: 9, Points: []mgl32.Vec2{{0, 0}, {10, 0}, {5, 5}}}}}, ErrKind, 0, -1},
-		{"bounds", Geometry{Bounds: AABB{Min: mgl32.Vec2{1, 1}, Max: mgl32.Vec2{1, 5}}}, ErrBounds, -1, -1},
+		{"bounds", Geometry{Bounds: geom.AABB{Min: mgl32.Vec2{1, 1}, Max: mgl32.Vec2{1, 5}}}, ErrBounds, -1, -1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,7 +128,7 @@ func TestBuildBadInput(t *testing.T) {
 // randomGeometry makes a walkable ground with n random obstacles (rotated
 // quads and triangles) that may overlap each other and the ground's edges.
 func randomGeometry(r *rand.Rand, size float32, n int) Geometry {
-	g := Geometry{Bounds: AABB{Max: mgl32.Vec2{size, size}}}
+	g := Geometry{Bounds: geom.AABB{Max: mgl32.Vec2{size, size}}}
 	g.Polygons = append(g.Polygons, rect(Walkable, size*0.02, size*0.02, size*0.98, size*0.98))
 	for i := 0; i < n; i++ {
 		c := mgl32.Vec2{r.Float32() * size, r.Float32() * size}
@@ -152,7 +154,7 @@ func randomGeometry(r *rand.Rand, size float32, n int) Geometry {
 // gridGeometry makes polygons with small integer coordinates, so that
 // collinear, overlapping and touching edges are the rule.
 func gridGeometry(r *rand.Rand, n int) Geometry {
-	g := Geometry{Bounds: AABB{Max: mgl32.Vec2{8, 8}}}
+	g := Geometry{Bounds: geom.AABB{Max: mgl32.Vec2{8, 8}}}
 	kinds := []Kind{Walkable, Walkable, Obstacle, Hole}
 	for i := 0; i < n; i++ {
 		x0, y0 := float32(r.IntN(8)), float32(r.IntN(8))
@@ -202,7 +204,7 @@ func TestBuildRandom(t *testing.T) {
 
 func ExampleBuild() {
 	g := Geometry{
-		Bounds: AABB{Max: mgl32.Vec2{100, 100}},
+		Bounds: geom.AABB{Max: mgl32.Vec2{100, 100}},
 		Polygons: []Polygon{
 			{Kind: Walkable, Points: []mgl32.Vec2{{0, 0}, {100, 0}, {100, 100}, {0, 100}}},
 			{Kind: Obstacle, Points: []mgl32.Vec2{{40, 40}, {60, 40}, {60, 60}, {40, 60}}},
@@ -234,7 +236,7 @@ func checkConstraints(t testing.TB, g Geometry, m *Mesh, tol float32) {
 		for vi := range p.Points {
 			a, b := p.Points[vi], p.Points[(vi+1)%n]
 			for k := 1; k < 8; k++ {
-				s := madd(a, sub(b, a), float32(k)/8)
+				s := geom.Axpy(a, geom.Sub(b, a), float32(k)/8)
 				ok := false
 				for _, c := range cons {
 					if segDist2(s, c[0], c[1]) <= tol*tol {

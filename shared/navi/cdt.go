@@ -2,6 +2,8 @@ package navi
 
 import (
 	"math"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // content counts, per Kind, how many polygons of that kind cover a triangle.
@@ -38,7 +40,7 @@ type segment struct {
 }
 
 type builder struct {
-	bounds AABB
+	bounds geom.AABB
 	tol    float64
 	pts    []vec2
 	vtri   []int32 // one triangle incident to each inserted vertex, -1 before insertion

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // computeClearance fills m.corner and m.width: the width of the walkable
@@ -29,7 +31,7 @@ func (m *Mesh) computeClearance() {
 	m.elen = make([][3]float32, len(m.tris))
 	for t := range m.tris {
 		for i := 0; i < 3; i++ {
-			m.elen[t][i] = dist(m.verts[m.tris[t].V[i]], m.verts[m.tris[t].V[next(i)]])
+			m.elen[t][i] = geom.Dist(m.verts[m.tris[t].V[i]], m.verts[m.tris[t].V[next(i)]])
 		}
 	}
 	for t := range m.tris {

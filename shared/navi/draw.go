@@ -3,6 +3,8 @@ package navi
 import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/debugdraw"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // DrawOptions choose what DebugDraw draws. The zero value draws nothing.
@@ -127,7 +129,7 @@ func DebugDraw(d debugdraw.Drawer, m *Mesh, opt DrawOptions) {
 		if s.Hit {
 			d.Circle(s.Stop, s.Radius, c.SweepHit, false)
 			d.Point(s.Contact.Point, 6, c.SweepHit)
-			d.Segment(s.Contact.Point, madd(s.Contact.Point, s.Contact.Normal, max(s.Radius, 1)), c.SweepNormal)
+			d.Segment(s.Contact.Point, geom.Axpy(s.Contact.Point, s.Contact.Normal, max(s.Radius, 1)), c.SweepNormal)
 			if s.Slide != (mgl32.Vec2{}) {
 				d.Segment(s.Stop, s.End, c.SweepSlide)
 			}

@@ -6,6 +6,8 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/debugdraw"
 	"github.com/twinframe/twinframe/shared/debugdraw/debugdrawtest"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 func TestDebugDraw(t *testing.T) {
@@ -35,7 +37,7 @@ func TestDebugDraw(t *testing.T) {
 	}
 	var wallLen float32
 	for _, call := range rec.Filter(debugdrawtest.Segment, c.BlockingEdge) {
-		wallLen += dist(call.Points[0], call.Points[1])
+		wallLen += geom.Dist(call.Points[0], call.Points[1])
 	}
 	if wallLen != 4*100+4*20 {
 		t.Errorf("blocking edges drawn have length %v, want bounds and obstacle outline 480", wallLen)

@@ -6,13 +6,15 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // geometryFromBytes decodes fuzz input into polygons on a 64×64 region:
 // per polygon a kind byte, a point count byte, then two bytes per point
 // (coordinates in quarter units, so collinear and repeated points abound).
 func geometryFromBytes(data []byte) Geometry {
-	g := Geometry{Bounds: AABB{Max: mgl32.Vec2{64, 64}}}
+	g := Geometry{Bounds: geom.AABB{Max: mgl32.Vec2{64, 64}}}
 	for len(data) >= 2 && len(g.Polygons) < 32 {
 		kind := Kind(data[0]%4 + 1)
 		if kind > Hole {
@@ -61,7 +63,7 @@ func FuzzBuild(f *testing.F) {
 		if len(data) >= 3 {
 			gz := g
 			for i := 0; i+2 < len(data) && i < 9; i += 3 {
-				gz.Zones = append(gz.Zones, Circle{mgl32.Vec2{float32(data[i]) / 4, float32(data[i+1]) / 4}, float32(data[i+2]) / 8})
+				gz.Zones = append(gz.Zones, geom.Circle{Center: mgl32.Vec2{float32(data[i]) / 4, float32(data[i+1]) / 4}, Radius: float32(data[i+2]) / 8})
 			}
 			mz, err := Build(gz, nil)
 			if err != nil {
@@ -105,7 +107,7 @@ func checkPath(t *testing.T, m *Mesh, q *Query, a, b mgl32.Vec2, r float32, p *P
 		t.Fatalf("FindPath(%v, %v, %v): points %v do not end at %v", a, b, r, p.Points, p.End)
 	}
 	for _, pt := range p.Points {
-		if !finite2(pt) || m.Locate(pt) < 0 {
+		if !geom.Finite2(pt) || m.Locate(pt) < 0 {
 			t.Fatalf("FindPath(%v, %v, %v): corner %v off the mesh", a, b, r, pt)
 		}
 	}
@@ -117,7 +119,7 @@ func checkPath(t *testing.T, m *Mesh, q *Query, a, b mgl32.Vec2, r float32, p *P
 func checkSweep(t *testing.T, m *Mesh, q *Query, a, b mgl32.Vec2, r float32, s *SweepResult) {
 	t.Helper()
 	q.Sweep(a, b, r, Walk, s)
-	if !finite2(s.End) {
+	if !geom.Finite2(s.End) {
 		t.Fatalf("Sweep(%v, %v, %v): end %v", a, b, r, s.End)
 	}
 	if s.Hit && (s.Contact.T < 0 || s.Contact.T > 1) {
@@ -153,7 +155,7 @@ func FuzzQueries(f *testing.F) {
 		var p Path
 		var s SweepResult
 		checkPath(t, m, q, a, b, r, &p)
-		if finite2(a) && finite2(b) && finite32(r) && r >= 0 && r < 50 {
+		if geom.Finite2(a) && geom.Finite2(b) && geom.Finite(r) && r >= 0 && r < 50 {
 			checkSweep(t, m, q, a, b, r, &s)
 		} else {
 			q.Sweep(a, b, r, Walk, &s)

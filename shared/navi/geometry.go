@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Kind says what a polygon adds to the space it covers.
@@ -50,9 +52,6 @@ const (
 	Fly
 )
 
-// AABB is an axis-aligned box in the plane.
-type AABB struct{ Min, Max mgl32.Vec2 }
-
 // Polygon is a simple polygon of one Kind. Points form a ring that closes
 // implicitly; either winding order is accepted.
 type Polygon struct {
@@ -63,7 +62,7 @@ type Polygon struct {
 // Geometry is the input of Build: the region's bounds and its polygons.
 // Every point must lie inside Bounds (the boundary included).
 type Geometry struct {
-	Bounds   AABB
+	Bounds   geom.AABB
 	Polygons []Polygon
 	// Zones are circles the mesh should follow, typically the blackout
 	// zones the region will add (Mesh.AddBlackOutZone flags triangles by
@@ -74,13 +73,7 @@ type Geometry struct {
 	// (TestZoneArea). Zones
 	// with a radius that is not positive and finite, or a centre that is
 	// not finite, are ignored.
-	Zones []Circle
-}
-
-// Circle is a disc in the plane.
-type Circle struct {
-	Center mgl32.Vec2
-	Radius float32
+	Zones []geom.Circle
 }
 
 // ZoneSides is the number of sides of the polygon Build makes of a
@@ -139,8 +132,6 @@ func (e *InputError) Error() string {
 
 func (e *InputError) Unwrap() error { return e.Err }
 
-func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
-
 // cleanPolygon checks one polygon and returns its ring, counter-clockwise,
 // with merged points as vertex ids. Repairs (documented on Build): an
 // explicitly repeated closing point and consecutive points that merge are
@@ -154,7 +145,7 @@ func (b *builder) cleanPolygon(pi int, p Polygon) (ring []int32, err error) {
 	ring = make([]int32, 0, len(p.Points))
 	orig := make([]int, 0, len(p.Points))
 	for vi, q := range p.Points {
-		if !finite32(q[0]) || !finite32(q[1]) {
+		if !geom.Finite(q[0]) || !geom.Finite(q[1]) {
 			return nil, &InputError{pi, vi, -1, ErrNotFinite}
 		}
 		if q[0] < bd.Min[0] || q[1] < bd.Min[1] || q[0] > bd.Max[0] || q[1] > bd.Max[1] {

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Triangle is one triangle of a Mesh.
@@ -26,7 +28,7 @@ type Triangle struct {
 // do (AddBlackOutZone, RemoveBlackOutZone), so do not run them concurrently
 // with queries.
 type Mesh struct {
-	bounds     AABB
+	bounds     geom.AABB
 	verts      []mgl32.Vec2
 	tris       []Triangle
 	delta      [][3]content // content change crossing each edge outward
@@ -45,7 +47,7 @@ type Mesh struct {
 }
 
 // Bounds returns the region bounds the mesh covers.
-func (m *Mesh) Bounds() AABB { return m.bounds }
+func (m *Mesh) Bounds() geom.AABB { return m.bounds }
 
 // Vertices returns the mesh vertices. The slice must not be modified.
 func (m *Mesh) Vertices() []mgl32.Vec2 { return m.verts }
@@ -73,7 +75,7 @@ func Build(g Geometry, opt *Options) (*Mesh, error) {
 	}
 	bd := g.Bounds
 	for _, v := range []float32{bd.Min[0], bd.Min[1], bd.Max[0], bd.Max[1]} {
-		if !finite32(v) {
+		if !geom.Finite(v) {
 			return nil, ErrBounds
 		}
 	}
@@ -341,7 +343,7 @@ func (m *Mesh) walkTo(t int32, p mgl32.Vec2, limit int) int32 {
 // Locate returns the index of the triangle containing p, or -1 when p is
 // outside the bounds or not finite. Points on an edge belong to either side.
 func (m *Mesh) Locate(p mgl32.Vec2) int32 {
-	if !finite32(p[0]) || !finite32(p[1]) || p[0] < m.bounds.Min[0] || p[1] < m.bounds.Min[1] ||
+	if !geom.Finite(p[0]) || !geom.Finite(p[1]) || p[0] < m.bounds.Min[0] || p[1] < m.bounds.Min[1] ||
 		p[0] > m.bounds.Max[0] || p[1] > m.bounds.Max[1] {
 		return -1
 	}

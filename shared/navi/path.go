@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // PathStatus says how a path search ended.
@@ -69,7 +71,7 @@ type Path struct {
 func (p *Path) Length() float32 {
 	var l float32
 	for i := 1; i < len(p.Points); i++ {
-		l += dist(p.Points[i-1], p.Points[i])
+		l += geom.Dist(p.Points[i-1], p.Points[i])
 	}
 	return l
 }
@@ -102,7 +104,7 @@ func (q *Query) FindPath(start, goal mgl32.Vec2, r float32, path *Path) PathStat
 	path.Corridor = path.Corridor[:0]
 	path.StartMoved, path.GoalMoved, path.Expanded = false, false, 0
 	path.End = start
-	if !finite2(start) || !finite2(goal) || !finite32(r) || r < 0 {
+	if !geom.Finite2(start) || !geom.Finite2(goal) || !geom.Finite(r) || r < 0 {
 		path.Status = PathNoPath
 		return path.Status
 	}
@@ -254,7 +256,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 	nodes := q.nodes
 	nav := m.nav
 	gx, gy := goal[0], goal[1]
-	d0 := dist(start, goal)
+	d0 := geom.Dist(start, goal)
 	nodes[ts] = node{tag: nodeTag(gen, -1), b: d0, pos: xy{start[0], start[1]}}
 	best, bestH := ts, d0
 	q.push(mkItem(float32(hWeight*d0), d0, ts))
@@ -272,8 +274,8 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		}
 	}
 	// The vector arithmetic below is written out in float32 scalars (the
-	// same operations, in the same order, as sub, cross, madd, dist and
-	// entryPoint), which the compiler keeps in registers.
+	// same operations, in the same order, as geom.Sub, geom.Cross, geom.Axpy,
+	// geom.Hypot and entryPoint), which the compiler keeps in registers.
 	// pend holds the smallest item of the last expansion while it is
 	// smaller than the heap's top: it would be popped next anyway, so it
 	// skips the heap (the order of expansions is unchanged). A key of
@@ -299,7 +301,7 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 		// writes do not touch it): loads, where locals would be spilled
 		// and reloaded.
 		dx, dy := gx-nt.pos.x, gy-nt.pos.y
-		dist := float32(math.Sqrt(float64(float32(dx*dx) + float32(dy*dy)))) // |pos goal|
+		dist := geom.Hypot(dx, dy) // |pos goal|
 		if dist < bestH {
 			best, bestH = t, dist
 		}
@@ -390,15 +392,15 @@ func (q *Query) search(start, goal mgl32.Vec2, ts, tg int32, r float32, path *Pa
 				// The better end: the sum's four lengths are the
 				// two ends' dp and dg.
 				px, py := nt.pos.x, nt.pos.y
-				dpl, dlg, dpr, drg := dist2(px, py, lx, ly), dist2(lx, ly, gx, gy), dist2(px, py, rx, ry), dist2(rx, ry, gx, gy)
+				dpl, dlg, dpr, drg := geom.Hypot(px-lx, py-ly), geom.Hypot(lx-gx, ly-gy), geom.Hypot(px-rx, py-ry), geom.Hypot(rx-gx, ry-gy)
 				if dpl+dlg <= dpr+drg {
 					p, dg, up = xy{lx, ly}, dlg, dpl+dlg-dist
 				} else {
 					p, dg, up = xy{rx, ry}, drg, dpr+drg-dist
 				}
 			case 2:
-				dp := dist2(nt.pos.x, nt.pos.y, p.x, p.y)
-				dg = dist2(p.x, p.y, gx, gy)
+				dp := geom.Hypot(nt.pos.x-p.x, nt.pos.y-p.y)
+				dg = geom.Hypot(p.x-gx, p.y-gy)
 				up = dp + dg - dist
 			}
 			// b never falls along a corridor (up < 0 only by rounding),

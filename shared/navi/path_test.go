@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // refMap is a brute-force model of a map made of one walkable rectangle
@@ -58,7 +60,7 @@ func (r refMap) visible(a, b mgl32.Vec2) bool {
 	}
 	for k := 1; k < 32; k++ {
 		s := float32(k) / 32
-		if p := madd(a, sub(b, a), s); !r.walkable(p) && !r.onEdge(p) {
+		if p := geom.Axpy(a, geom.Sub(b, a), s); !r.walkable(p) && !r.onEdge(p) {
 			return false
 		}
 	}
@@ -114,7 +116,7 @@ func (r refMap) shortest(s, g mgl32.Vec2) float64 {
 			if done[v] || nodes[v] == nodes[u] {
 				continue
 			}
-			w := float64(dist(nodes[u], nodes[v]))
+			w := float64(geom.Dist(nodes[u], nodes[v]))
 			if d[u]+w < d[v] && r.visible(nodes[u], nodes[v]) {
 				d[v] = d[u] + w
 			}
@@ -123,7 +125,7 @@ func (r refMap) shortest(s, g mgl32.Vec2) float64 {
 }
 
 func obstacleMap(r *rand.Rand, n int) Geometry {
-	g := Geometry{Bounds: AABB{Max: mgl32.Vec2{100, 100}}}
+	g := Geometry{Bounds: geom.AABB{Max: mgl32.Vec2{100, 100}}}
 	g.Polygons = append(g.Polygons, rect(Walkable, 0, 0, 100, 100))
 	for i := 0; i < n; i++ {
 		c := mgl32.Vec2{15 + 70*r.Float32(), 15 + 70*r.Float32()}
@@ -147,7 +149,7 @@ func zoneMap(r *rand.Rand, n int) Geometry {
 	g := obstacleMap(r, n)
 	for range 1 + r.IntN(4) {
 		c := mgl32.Vec2{10 + 80*r.Float32(), 10 + 80*r.Float32()}
-		g.Zones = append(g.Zones, Circle{Center: c, Radius: 3 + 9*r.Float32()})
+		g.Zones = append(g.Zones, geom.Circle{Center: c, Radius: 3 + 9*r.Float32()})
 	}
 	return g
 }
@@ -361,7 +363,7 @@ func TestPathRadius(t *testing.T) {
 		// Every leg keeps at least r·cos(45°) from the walls here.
 		for i := 1; i < len(p.Points); i++ {
 			for k := 0; k <= 20; k++ {
-				pt := madd(p.Points[i-1], sub(p.Points[i], p.Points[i-1]), float32(k)/20)
+				pt := geom.Axpy(p.Points[i-1], geom.Sub(p.Points[i], p.Points[i-1]), float32(k)/20)
 				if !m.Contains(pt, tc.r*0.7, Walk) {
 					t.Errorf("r=%v: leg %d point %v too close to a wall", tc.r, i, pt)
 				}
@@ -400,7 +402,7 @@ func TestPathStatuses(t *testing.T) {
 			t.Errorf("%s: status %v moved %v, want %v %v", tc.name, st, p.GoalMoved, tc.want, tc.goalMoved)
 			continue
 		}
-		if tc.end != (mgl32.Vec2{}) && dist(p.End, tc.end) > 0.5 {
+		if tc.end != (mgl32.Vec2{}) && geom.Dist(p.End, tc.end) > 0.5 {
 			t.Errorf("%s: end %v, want %v", tc.name, p.End, tc.end)
 		}
 		if st != PathNoPath && (p.Points[0] != tc.s || p.Points[len(p.Points)-1] != p.End) {
@@ -437,7 +439,7 @@ func TestPathNoAllocs(t *testing.T) {
 
 func ExampleQuery_FindPath() {
 	g := Geometry{
-		Bounds: AABB{Max: mgl32.Vec2{100, 100}},
+		Bounds: geom.AABB{Max: mgl32.Vec2{100, 100}},
 		Polygons: []Polygon{
 			{Kind: Walkable, Points: []mgl32.Vec2{{0, 0}, {100, 0}, {100, 100}, {0, 100}}},
 			{Kind: Obstacle, Points: []mgl32.Vec2{{40, 20}, {60, 20}, {60, 100}, {40, 100}}},
@@ -475,7 +477,7 @@ func TestNearestWithRadius(t *testing.T) {
 	}
 	for _, tc := range tests {
 		p, tri, ok := q.Nearest(tc.p, tc.r, 20, Walk)
-		if !ok || tri < 0 || !m.Contains(p, tc.r*0.999, Walk) || dist(p, tc.want) > 0.01 {
+		if !ok || tri < 0 || !m.Contains(p, tc.r*0.999, Walk) || geom.Dist(p, tc.want) > 0.01 {
 			t.Errorf("Nearest(%v, %v) = %v %d %v, want %v", tc.p, tc.r, p, tri, ok, tc.want)
 		}
 	}
@@ -515,7 +517,7 @@ func TestPathClearanceRandom(t *testing.T) {
 			}
 			for i := 1; i < len(p.Points); i++ {
 				for k := 0; k <= 16; k++ {
-					pt := madd(p.Points[i-1], sub(p.Points[i], p.Points[i-1]), float32(k)/16)
+					pt := geom.Axpy(p.Points[i-1], geom.Sub(p.Points[i], p.Points[i-1]), float32(k)/16)
 					if !m.Contains(pt, rad*0.99, Walk) {
 						bad++
 						t.Errorf("map %d: %v→%v r=%v: leg %d point %v closer than 0.99 r to a wall", mi, s, e, rad, i, pt)

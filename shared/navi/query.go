@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Query holds the scratch space of path, sweep and search queries on one
@@ -150,7 +152,7 @@ func (q *Query) pop() heapItem {
 // triangles that have all of flags. It does not allocate and is safe for
 // concurrent use.
 func (m *Mesh) Contains(p mgl32.Vec2, r float32, flags Flags) bool {
-	if !finite32(r) || r < 0 {
+	if !geom.Finite(r) || r < 0 {
 		return false
 	}
 	return m.containsFrom(m.Locate(p), p, r, flags)
@@ -245,8 +247,8 @@ func (m *Mesh) closestInTriangle(t int32, p mgl32.Vec2) mgl32.Vec2 {
 	best := mgl32.Vec2{}
 	bd := float32(-1)
 	for i := 0; i < 3; i++ {
-		c := closestOnSegment(p, m.verts[tr.V[i]], m.verts[tr.V[next(i)]])
-		if d := dot(sub(c, p), sub(c, p)); bd < 0 || d < bd {
+		c, _ := geom.ClosestPointOnSegment(p, geom.Segment{A: m.verts[tr.V[i]], B: m.verts[tr.V[next(i)]]})
+		if d := geom.Dot(geom.Sub(c, p), geom.Sub(c, p)); bd < 0 || d < bd {
 			best, bd = c, d
 		}
 	}
@@ -258,7 +260,7 @@ func (m *Mesh) closestInTriangle(t int32, p mgl32.Vec2) mgl32.Vec2 {
 // triangle containing it. ok is false when there is none within reach.
 func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32.Vec2, tri int32, ok bool) {
 	m := q.m
-	if !finite2(p) {
+	if !geom.Finite2(p) {
 		return mgl32.Vec2{}, -1, false
 	}
 	// Clamp into the bounds, then search outward by distance.
@@ -272,7 +274,7 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 	}
 	q.next()
 	q.stamp[t0] = q.gen
-	q.push(mkItem(dist(p, c), 0, t0))
+	q.push(mkItem(geom.Dist(p, c), 0, t0))
 	limit := q.maxNodes()
 	for n := 0; len(q.heap) > 0 && n < limit; n++ {
 		it := q.pop()
@@ -288,9 +290,10 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 			}
 			if cp != p {
 				// Off the walkable side: start r inside, away from p.
-				cp = madd(cp, normalize(sub(cp, p)), float32(r*1.001))
+				u, _ := geom.Unit(geom.Sub(cp, p))
+				cp = geom.Axpy(cp, u, float32(r*1.001))
 			}
-			if pp, ok := m.pushOut(t, cp, r, flags); ok && dist(pp, p) <= maxDist+r {
+			if pp, ok := m.pushOut(t, cp, r, flags); ok && geom.Dist(pp, p) <= maxDist+r {
 				if tt := m.Locate(pp); tt >= 0 {
 					return pp, tt, true
 				}
@@ -302,7 +305,8 @@ func (q *Query) Nearest(p mgl32.Vec2, r, maxDist float32, flags Flags) (pt mgl32
 				continue
 			}
 			q.stamp[u] = q.gen
-			d := dist(p, closestOnSegment(p, m.verts[tr.V[i]], m.verts[tr.V[next(i)]]))
+			c, _ := geom.ClosestPointOnSegment(p, geom.Segment{A: m.verts[tr.V[i]], B: m.verts[tr.V[next(i)]]})
+			d := geom.Dist(p, c)
 			q.push(mkItem(max(d, it.f()), 0, u))
 		}
 	}
@@ -321,12 +325,12 @@ func (m *Mesh) pushOut(hint int32, p mgl32.Vec2, r float32, flags Flags) (mgl32.
 		if !found {
 			return p, false
 		}
-		d := sub(p, b)
-		dir := normalize(d)
-		if dir == (mgl32.Vec2{}) {
+		d := geom.Sub(p, b)
+		dir, l := geom.Unit(d)
+		if !(l > 0) {
 			dir = n
 		}
-		p = madd(b, dir, float32(r*1.001))
+		p = geom.Axpy(b, dir, float32(r*1.001))
 	}
 	return p, m.Contains(p, float32(r*0.9995), flags)
 }
@@ -346,14 +350,14 @@ func (m *Mesh) nearestBlocking(t int32, p mgl32.Vec2, r float32, flags Flags) (m
 		tr := &m.tris[seen[h]]
 		for i := 0; i < 3; i++ {
 			a, b := m.verts[tr.V[i]], m.verts[tr.V[next(i)]]
-			c := closestOnSegment(p, a, b)
-			d2 := dot(sub(p, c), sub(p, c))
+			c, _ := geom.ClosestPointOnSegment(p, geom.Segment{A: a, B: b})
+			d2 := geom.Dot(geom.Sub(p, c), geom.Sub(p, c))
 			if d2 >= rr {
 				continue
 			}
 			if m.blocks(seen[h], i, flags) {
 				if d2 < bestD || !found {
-					e := normalize(sub(b, a))
+					e, _ := geom.Unit(geom.Sub(b, a))
 					best, bestN, bestD, found = c, mgl32.Vec2{-e[1], e[0]}, d2, true
 				}
 				continue

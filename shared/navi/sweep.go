@@ -37,27 +37,28 @@ type SweepResult struct {
 // from are ignored, so a disc resting against a wall can leave it.
 func (q *Query) Sweep(from, to mgl32.Vec2, r float32, flags Flags, res *SweepResult) {
 	*res = SweepResult{From: from, To: to, Radius: r, Stop: from, End: from}
-	if !finite2(from) || !finite2(to) || !finite32(r) || r < 0 {
+	if !geom.Finite2(from) || !geom.Finite2(to) || !geom.Finite(r) || r < 0 {
 		return
 	}
 	t := q.m.Locate(from)
 	if t < 0 || q.m.tris[t].Flags&flags != flags {
 		res.Hit = true
-		res.Contact = geom.Hit{T: 0, Point: from, Normal: normalize(sub(from, to))}
+		n, _ := geom.Unit(geom.Sub(from, to))
+		res.Contact = geom.Hit{T: 0, Point: from, Normal: n}
 		return
 	}
-	motion := sub(to, from)
+	motion := geom.Sub(to, from)
 	hit, ok := q.sweepOnce(t, from, motion, r, flags)
 	if !ok {
 		res.Stop, res.End = to, to
 		return
 	}
 	res.Hit, res.Contact = true, hit
-	stop := q.m.settle(from, madd(from, motion, hit.T), hit.Normal, r, flags)
+	stop := q.m.settle(from, geom.Axpy(from, motion, hit.T), hit.Normal, r, flags)
 	res.Stop, res.End = stop, stop
-	rest := scale(motion, 1-hit.T)
-	along := sub(rest, scale(hit.Normal, dot(rest, hit.Normal)))
-	if dot(along, along) <= 0 {
+	rest := geom.Scale(motion, 1-hit.T)
+	along := geom.Sub(rest, geom.Scale(hit.Normal, geom.Dot(rest, hit.Normal)))
+	if geom.Dot(along, along) <= 0 {
 		return
 	}
 	res.Slide = along
@@ -67,11 +68,11 @@ func (q *Query) Sweep(from, to mgl32.Vec2, r float32, flags Flags, res *SweepRes
 	}
 	hit2, ok := q.sweepOnce(t2, stop, along, r, flags)
 	if !ok {
-		res.End = q.m.settle(stop, add(stop, along), mgl32.Vec2{}, r, flags)
+		res.End = q.m.settle(stop, geom.Add(stop, along), mgl32.Vec2{}, r, flags)
 		return
 	}
 	res.SlideHit, res.SlideContact = true, hit2
-	res.End = q.m.settle(stop, madd(stop, along, hit2.T), hit2.Normal, r, flags)
+	res.End = q.m.settle(stop, geom.Axpy(stop, along, hit2.T), hit2.Normal, r, flags)
 }
 
 // settle backs the contact position p off the wall by Skin along n. When
@@ -80,23 +81,23 @@ func (q *Query) Sweep(from, to mgl32.Vec2, r float32, flags Flags, res *SweepRes
 // disc still fits (bisection, 24 steps).
 func (m *Mesh) settle(from, p, n mgl32.Vec2, r float32, flags Flags) mgl32.Vec2 {
 	fits := func(x mgl32.Vec2) bool { return m.Contains(x, float32(r*0.99), flags) }
-	if s := madd(p, n, Skin); fits(s) {
+	if s := geom.Axpy(p, n, Skin); fits(s) {
 		return s
 	}
 	if fits(p) {
 		return p
 	}
-	d := sub(p, from)
+	d := geom.Sub(p, from)
 	lo, hi := float32(0), float32(1)
 	for i := 0; i < 24; i++ {
 		mid := (lo + hi) / 2
-		if fits(madd(from, d, mid)) {
+		if fits(geom.Axpy(from, d, mid)) {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return madd(from, d, lo)
+	return geom.Axpy(from, d, lo)
 }
 
 // locateFrom locates p by walking from t (falling back to Locate); -1
@@ -115,7 +116,7 @@ func (m *Mesh) locateFrom(t int32, p mgl32.Vec2) int32 {
 // sweeps the disc against each blocking edge it meets.
 func (q *Query) sweepOnce(t0 int32, from, motion mgl32.Vec2, r float32, flags Flags) (geom.Hit, bool) {
 	m := q.m
-	to := add(from, motion)
+	to := geom.Add(from, motion)
 	reach := float32((r + Skin) * (r + Skin))
 	q.next()
 	q.stamp[t0] = q.gen
@@ -133,7 +134,7 @@ func (q *Query) sweepOnce(t0 int32, from, motion mgl32.Vec2, r float32, flags Fl
 			}
 			if m.blocks(t, i, flags) {
 				hit, ok := geom.SweepCircleSegment(c, motion, geom.Segment{A: a, B: b})
-				ok = ok && dot(hit.Normal, motion) < 0
+				ok = ok && geom.Dot(hit.Normal, motion) < 0
 				if x, crossed := wallCrossing(from, to, a, b); crossed && (!ok || x.T < hit.T) {
 					hit, ok = x, true
 				}
@@ -183,12 +184,12 @@ func wallCrossing(from, to, a, b mgl32.Vec2) (geom.Hit, bool) {
 	if o1 > 0 && d1 > d2 {
 		t = min(max(d1/(d1-d2), 0), 1)
 	}
-	n := normalize(mgl32.Vec2{a[1] - b[1], b[0] - a[0]})
-	if n == (mgl32.Vec2{}) {
-		n = normalize(sub(from, to))
+	n, l := geom.Unit(mgl32.Vec2{a[1] - b[1], b[0] - a[0]})
+	if !(l > 0) {
+		n, _ = geom.Unit(geom.Sub(from, to))
 	}
-	motion := sub(to, from)
-	return geom.Hit{T: float32(t), Point: madd(from, motion, float32(t)), Normal: n}, true
+	motion := geom.Sub(to, from)
+	return geom.Hit{T: float32(t), Point: geom.Axpy(from, motion, float32(t)), Normal: n}, true
 }
 
 // LineOfSight reports whether the segment from a to b stays in triangles
@@ -196,7 +197,7 @@ func wallCrossing(from, to, a, b mgl32.Vec2) (geom.Hit, bool) {
 // point counts as blocked. It does not allocate and is safe for concurrent use.
 func (m *Mesh) LineOfSight(a, b mgl32.Vec2, flags Flags) bool {
 	t := m.Locate(a)
-	if t < 0 || m.tris[t].Flags&flags != flags || !finite2(b) {
+	if t < 0 || m.tris[t].Flags&flags != flags || !geom.Finite2(b) {
 		return false
 	}
 	pa, pb := v64(a), v64(b)

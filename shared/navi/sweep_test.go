@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 func TestSweepCases(t *testing.T) {
@@ -39,11 +41,11 @@ func TestSweepCases(t *testing.T) {
 			if d := res.Contact.T - tc.t; d > 1e-4 || d < -1e-4 {
 				t.Errorf("%s: T %v, want %v", tc.name, res.Contact.T, tc.t)
 			}
-			if tc.normal != (mgl32.Vec2{}) && dist(res.Contact.Normal, tc.normal) > 1e-3 && tc.name != "corner" {
+			if tc.normal != (mgl32.Vec2{}) && geom.Dist(res.Contact.Normal, tc.normal) > 1e-3 && tc.name != "corner" {
 				t.Errorf("%s: normal %v, want %v", tc.name, res.Contact.Normal, tc.normal)
 			}
 		}
-		if tc.end != (mgl32.Vec2{}) && dist(res.End, tc.end) > 1e-3 {
+		if tc.end != (mgl32.Vec2{}) && geom.Dist(res.End, tc.end) > 1e-3 {
 			t.Errorf("%s: end %v, want %v", tc.name, res.End, tc.end)
 		}
 	}
@@ -71,9 +73,9 @@ func TestSweepVsSubstepping(t *testing.T) {
 			if !m.Contains(from, rad*1.01, Walk) {
 				continue
 			}
-			to := madd(from, mgl32.Vec2{r.Float32()*2 - 1, r.Float32()*2 - 1}, 40)
+			to := geom.Axpy(from, mgl32.Vec2{r.Float32()*2 - 1, r.Float32()*2 - 1}, 40)
 			q.Sweep(from, to, rad, Walk, &res)
-			motion := sub(to, from)
+			motion := geom.Sub(to, from)
 			const n = 800
 			tEnd := float32(1)
 			if res.Hit {
@@ -85,13 +87,13 @@ func TestSweepVsSubstepping(t *testing.T) {
 				if f > tEnd-1e-3 {
 					break
 				}
-				if !m.Contains(madd(from, motion, f), rad*0.999, Walk) {
+				if !m.Contains(geom.Axpy(from, motion, f), rad*0.999, Walk) {
 					t.Fatalf("map %d: sweep %v→%v r=%v: disc does not fit at %v < T=%v", mi, from, to, rad, f, tEnd)
 				}
 			}
 			if res.Hit {
-				after := min(tEnd+0.002+2/dist(from, to)*0.001, 1)
-				if m.Contains(madd(from, motion, after), rad*1.001, Walk) && tEnd+0.002 < 1 {
+				after := min(tEnd+0.002+2/geom.Dist(from, to)*0.001, 1)
+				if m.Contains(geom.Axpy(from, motion, after), rad*1.001, Walk) && tEnd+0.002 < 1 {
 					t.Errorf("map %d: sweep %v→%v r=%v: disc still fits after T=%v", mi, from, to, rad, tEnd)
 				}
 				if !m.Contains(res.End, rad*0.999, Walk) {
@@ -164,7 +166,7 @@ func TestSweepThroughWallVertex(t *testing.T) {
 			// the walkable triangle's edge, which enters the obstacle at
 			// (18.1056, 20.3104), where two walls of the mesh meet.
 			name: "fuzz b19098b8d14abe9c",
-			g: Geometry{Bounds: AABB{Max: mgl32.Vec2{64, 64}}, Polygons: []Polygon{
+			g: Geometry{Bounds: geom.AABB{Max: mgl32.Vec2{64, 64}}, Polygons: []Polygon{
 				{Kind: Walkable, Points: []mgl32.Vec2{{14.25, 12}, {30, 36.5}, {12, 12}}},
 				{Kind: Walkable, Points: []mgl32.Vec2{{54.25, 60}, {12, 54.25}, {12, 12}, {22.25, 46}, {12, 8}}},
 				{Kind: Obstacle, Points: []mgl32.Vec2{{12, 12}, {12, 12}, {16.75, 12}, {22.5, 47.25}, {12, 12}}},
@@ -210,11 +212,11 @@ func TestSweepAimedAtWallVertices(t *testing.T) {
 			target := m.verts[v]
 			for k := 0; k < 8; k++ {
 				rad := [...]float32{0, 1e-5}[k%2]
-				from := madd(target, mgl32.Vec2{r.Float32()*2 - 1, r.Float32()*2 - 1}, 8)
+				from := geom.Axpy(target, mgl32.Vec2{r.Float32()*2 - 1, r.Float32()*2 - 1}, 8)
 				if !m.Contains(from, rad*1.01+Skin, Walk) {
 					continue
 				}
-				to := madd(from, sub(target, from), 1.2+2*r.Float32())
+				to := geom.Axpy(from, geom.Sub(target, from), 1.2+2*r.Float32())
 				q.Sweep(from, to, rad, Walk, &res)
 				checked++
 				if res.Hit {

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // A path for a disc of radius r is made of straight legs tangent to discs
@@ -53,7 +55,7 @@ func (m *Mesh) centre(k *corner) xy {
 // sin φ = −(ρ2 − ρ1)/|c2 − c1|.
 func tangent(c1 xy, rho1 float32, c2 xy, rho2 float32) leg {
 	dx, dy := c2.x-c1.x, c2.y-c1.y
-	l := float32(math.Sqrt(float64(float32(dx*dx) + float32(dy*dy))))
+	l := geom.Hypot(dx, dy)
 	if !(l > 0) {
 		return leg{}
 	}
@@ -264,7 +266,7 @@ func (q *Query) mitre(pts []mgl32.Vec2, c, fp xy, rho float32, side int8, in, ou
 		return append(pts, meet(oi, oo))
 	}
 	mx, my := oi.x+oo.x, oi.y+oo.y
-	ml := float32(math.Sqrt(float64(float32(mx*mx) + float32(my*my))))
+	ml := geom.Hypot(mx, my)
 	om := in.d // a U-turn: halfway round faces the way the path came
 	if ml > 1e-3 {
 		om = xy{mx / ml, my / ml}

@@ -3,6 +3,8 @@ package navi
 import (
 	"errors"
 	"fmt"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // ErrInvalid is wrapped by every error Validate returns.
@@ -26,7 +28,7 @@ func Validate(m *Mesh) error {
 	nv := int32(len(m.verts))
 	bd := m.bounds
 	for i, v := range m.verts {
-		if !finite32(v[0]) || !finite32(v[1]) || v[0] < bd.Min[0] || v[1] < bd.Min[1] || v[0] > bd.Max[0] || v[1] > bd.Max[1] {
+		if !geom.Finite(v[0]) || !geom.Finite(v[1]) || v[0] < bd.Min[0] || v[1] < bd.Min[1] || v[0] > bd.Max[0] || v[1] > bd.Max[1] {
 			return fail("vertex %d %v outside the bounds", i, v)
 		}
 	}

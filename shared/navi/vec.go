@@ -1,79 +1,41 @@
 package navi
 
 import (
-	"math"
-
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
-// float32 helpers that round every product (float32(a*b) + c), so no fused
-// multiply-add changes a result between architectures (DESIGN.md §6).
-
-func sub(a, b mgl32.Vec2) mgl32.Vec2 { return mgl32.Vec2{a[0] - b[0], a[1] - b[1]} }
-func add(a, b mgl32.Vec2) mgl32.Vec2 { return mgl32.Vec2{a[0] + b[0], a[1] + b[1]} }
-func scale(a mgl32.Vec2, s float32) mgl32.Vec2 {
-	return mgl32.Vec2{float32(a[0] * s), float32(a[1] * s)}
-}
-func madd(p, d mgl32.Vec2, s float32) mgl32.Vec2 {
-	return mgl32.Vec2{p[0] + float32(d[0]*s), p[1] + float32(d[1]*s)}
-}
-func dot(a, b mgl32.Vec2) float32  { return float32(a[0]*b[0]) + float32(a[1]*b[1]) }
-func length(a mgl32.Vec2) float32  { return float32(math.Sqrt(float64(dot(a, a)))) }
-func dist(a, b mgl32.Vec2) float32 { return length(sub(a, b)) }
+// Vector arithmetic comes from geom's float32 kernel (geom.Dot, geom.Len, ...), whose
+// rounding rule keeps results the same natively, under GOAMD64=v3 and under wasm. The
+// helpers here are navi's own, written to that rule: every product is rounded before it
+// is summed.
 
 // xy is a point in scalars: unlike mgl32.Vec2 (an array), the compiler
 // keeps a small struct in registers.
 type xy struct{ x, y float32 }
 
-// dist2 is dist((ax, ay), (bx, by)) in scalars.
-func dist2(ax, ay, bx, by float32) float32 {
-	dx, dy := ax-bx, ay-by
-	return float32(math.Sqrt(float64(float32(dx*dx) + float32(dy*dy))))
-}
-
-// normalize returns a/|a|, or zero for a zero vector.
-func normalize(a mgl32.Vec2) mgl32.Vec2 {
-	l := length(a)
-	if !(l > 0) {
-		return mgl32.Vec2{}
-	}
-	return mgl32.Vec2{a[0] / l, a[1] / l}
-}
-
-// closestOnSegment returns the point of segment ab closest to p.
-func closestOnSegment(p, a, b mgl32.Vec2) mgl32.Vec2 {
-	ab := sub(b, a)
-	l2 := dot(ab, ab)
-	if !(l2 > 0) {
-		return a
-	}
-	t := dot(sub(p, a), ab) / l2
-	if t <= 0 {
-		return a
-	}
-	if t >= 1 {
-		return b
-	}
-	return madd(a, ab, t)
-}
-
+// segDist2 is the squared distance from p to segment ab.
 func segDist2(p, a, b mgl32.Vec2) float32 {
-	d := sub(p, closestOnSegment(p, a, b))
-	return dot(d, d)
+	c, _ := geom.ClosestPointOnSegment(p, geom.Segment{A: a, B: b})
+	d := geom.Sub(p, c)
+	return geom.Dot(d, d)
 }
 
-// segDist2xy is segDist2 in scalars.
+// segDist2xy is segDist2 in scalars, with geom.ClosestPointOnSegment's arithmetic so the
+// two agree bit for bit.
 func segDist2xy(px, py, ax, ay, bx, by float32) float32 {
 	abx, aby := bx-ax, by-ay
 	l2 := float32(abx*abx) + float32(aby*aby)
 	cx, cy := ax, ay
 	if l2 > 0 {
-		t := (float32((px-ax)*abx) + float32((py-ay)*aby)) / l2
+		t := float32((px-ax)*abx) + float32((py-ay)*aby)
 		if t <= 0 {
 			// a
-		} else if t >= 1 {
+		} else if t >= l2 {
 			cx, cy = bx, by
 		} else {
+			t /= l2
 			cx, cy = ax+float32(abx*t), ay+float32(aby*t)
 		}
 	}
@@ -88,5 +50,3 @@ func segSegDist2(p, q, a, b mgl32.Vec2) float32 {
 	}
 	return min(segDist2(p, a, b), segDist2(q, a, b), segDist2(a, p, q), segDist2(b, p, q))
 }
-
-func finite2(p mgl32.Vec2) bool { return finite32(p[0]) && finite32(p[1]) }

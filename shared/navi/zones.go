@@ -1,6 +1,10 @@
 package navi
 
-import "github.com/go-gl/mathgl/mgl32"
+import (
+	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
+)
 
 // zoneSegments adds the corners of each zone's polygon as points and
 // returns its sides as constraint segments that change no content, so the
@@ -13,11 +17,11 @@ import "github.com/go-gl/mathgl/mgl32"
 // 1% of it (99.36%), and twice the thin triangles around it: paths near
 // zones then expanded 61 triangles a query instead of 53 (default world,
 // r = 0.5; 44 without zones).
-func (b *builder) zoneSegments(zones []Circle) []segment {
+func (b *builder) zoneSegments(zones []geom.Circle) []segment {
 	var segs []segment
 	bd := b.bounds
 	for _, z := range zones {
-		if !finite2(z.Center) || !finite32(z.Radius) || !(z.Radius > 0) {
+		if !geom.Finite2(z.Center) || !geom.Finite(z.Radius) || !(z.Radius > 0) {
 			continue
 		}
 		rad := float32(z.Radius * zoneScale)

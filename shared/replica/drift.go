@@ -9,6 +9,8 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Field is one part of the avatar's locomotion state that prediction can get wrong.
@@ -202,7 +204,7 @@ func compare(pred, auth *locomotion.State) DriftSample {
 	}
 	dx := quantum(pred.Position[0], auth.Position[0], locomotion.PositionPrecision)
 	dy := quantum(pred.Position[1], auth.Position[1], locomotion.PositionPrecision)
-	s.PosError = float32(math.Sqrt(float64(dx)*float64(dx) + float64(dy)*float64(dy)))
+	s.PosError = geom.Hypot(dx, dy)
 	q := float32(1) / (1 << locomotion.YawPrecision)
 	s.YawError = float32(math.Abs(float64(wrapAngle(archive.Quantize(pred.Yaw, locomotion.YawPrecision) - archive.Quantize(auth.Yaw, locomotion.YawPrecision)))))
 	if s.YawError < q/2 {

@@ -11,6 +11,8 @@ import (
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"github.com/twinframe/twinframe/shared/world"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // input is one command of the player, kept until the server acknowledges it.
@@ -294,7 +296,7 @@ func (r *Replica) newInput(now time.Duration, cmd sim.Command, pt mgl32.Vec2) (i
 	if !p.active() {
 		return input{}, ErrNotReady
 	}
-	if !finite(pt[0]) || !finite(pt[1]) {
+	if !geom.Finite(pt[0]) || !geom.Finite(pt[1]) {
 		return input{}, ErrNotFinite
 	}
 	if len(p.inputs) >= r.opt.MaxPendingInputs {

@@ -8,6 +8,8 @@ import (
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Dead reckoning. The server does not send a remote entity's every step: a client
@@ -78,7 +80,7 @@ func apply(st *locomotion.State, w *sim.Walker, u *locomotion.State) error {
 	if err != nil {
 		return err
 	}
-	if !finite3(next.Position) || !finite(next.Yaw) || !finite(next.Speed) {
+	if !geom.Finite3(next.Position) || !geom.Finite(next.Yaw) || !geom.Finite(next.Speed) {
 		return errNonFinite
 	}
 	*st = next

@@ -15,6 +15,8 @@ import (
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"github.com/twinframe/twinframe/shared/world"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Options configure a Replica. The zero value gives the defaults.
@@ -486,7 +488,7 @@ func (r *Replica) create(m *pb.NetMessageEntityCreate) {
 	e := &entity{id: id, proto: se.Prototype(), region: se.Region(), owner: se.Owner(),
 		projectile: se.Prototype() == sim.ProtoProjectile}
 	se.LocomotionState(&e.state, se.ChangedFrame())
-	if !finite3(e.state.Position) || !finite(e.state.Yaw) || !finite(e.state.Speed) {
+	if !geom.Finite3(e.state.Position) || !geom.Finite(e.state.Yaw) || !geom.Finite(e.state.Speed) {
 		r.fail(m, id, ErrBadArchive, "non-finite position, yaw or speed")
 		return
 	}
@@ -594,7 +596,3 @@ func (e *entity) addSample(f uint64) {
 	}
 	e.samples = append(e.samples, s)
 }
-
-func finite(x float32) bool { return x-x == 0 }
-
-func finite3(v mgl32.Vec3) bool { return finite(v[0]) && finite(v[1]) && finite(v[2]) }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // A path is a list of nodes. A straight node is a point the path passes through. A turn
@@ -54,7 +56,7 @@ const (
 // radii of equal sign it is an outer tangent, for opposite signs an inner one; ok is
 // false when none exists (|rb - ra| exceeds the distance of the centres).
 func tangent(pa mgl32.Vec2, ra float32, pb mgl32.Vec2, rb float32) (from, to, u mgl32.Vec2, ok bool) {
-	dh, l := unit2(sub2(pb, pa))
+	dh, l := geom.Unit(geom.Sub(pb, pa))
 	if l == 0 {
 		return pa, pb, mgl32.Vec2{}, false
 	}
@@ -67,7 +69,7 @@ func tangent(pa mgl32.Vec2, ra float32, pb mgl32.Vec2, rb float32) (from, to, u 
 	// n is the tangent's left normal: a centre on the left lies at +n·r from it.
 	n := mgl32.Vec2{float32(alpha*dh[0]) + float32(k*perp[0]), float32(alpha*dh[1]) + float32(k*perp[1])}
 	u = mgl32.Vec2{float32(k*dh[0]) - float32(alpha*perp[0]), float32(k*dh[1]) - float32(alpha*perp[1])}
-	return axpy2(pa, n, -ra), axpy2(pb, n, -rb), u, true
+	return geom.Axpy(pa, n, -ra), geom.Axpy(pb, n, -rb), u, true
 }
 
 // tangentTo returns where the tangent from point p touches node b (centre pb, signed
@@ -75,7 +77,7 @@ func tangent(pa mgl32.Vec2, ra float32, pb mgl32.Vec2, rb float32) (from, to, u 
 // second result, without the two results the walk does not need (it calls this for
 // every mover heading for a turn, every frame).
 func tangentTo(p, pb mgl32.Vec2, rb float32) (mgl32.Vec2, bool) {
-	dh, l := unit2(sub2(pb, p))
+	dh, l := geom.Unit(geom.Sub(pb, p))
 	if l == 0 {
 		return pb, false
 	}
@@ -86,19 +88,17 @@ func tangentTo(p, pb mgl32.Vec2, rb float32) (mgl32.Vec2, bool) {
 	k := float32(math.Sqrt(float64(1 - float32(alpha*alpha))))
 	perp := mgl32.Vec2{-dh[1], dh[0]}
 	n := mgl32.Vec2{float32(alpha*dh[0]) + float32(k*perp[0]), float32(alpha*dh[1]) + float32(k*perp[1])}
-	return axpy2(pb, n, -rb), true
+	return geom.Axpy(pb, n, -rb), true
 }
-
-func cross2(a, b mgl32.Vec2) float32 { return float32(a[0]*b[1]) - float32(a[1]*b[0]) }
 
 // arcAngle returns the angle in [0, 2π) from p to q about c, turning to side.
 func arcAngle(c, p, q mgl32.Vec2, side locomotion.Side) float32 {
-	w1, w2 := sub2(p, c), sub2(q, c)
-	s := cross2(w1, w2)
+	w1, w2 := geom.Sub(p, c), geom.Sub(q, c)
+	s := geom.Cross(w1, w2)
 	if side == locomotion.Right {
 		s = -s
 	}
-	a := atan2(s, dot2(w1, w2))
+	a := atan2(s, geom.Dot(w1, w2))
 	if a < 0 {
 		a += 2 * math.Pi
 	}
@@ -130,13 +130,13 @@ func sincos(x float32) (s, c float32) {
 
 // rotateAbout returns p turned by angle (counter-clockwise) about c, put at distance r.
 func rotateAbout(c, p mgl32.Vec2, angle, r float32) mgl32.Vec2 {
-	w, l := unit2(sub2(p, c))
+	w, l := geom.Unit(geom.Sub(p, c))
 	if l == 0 {
 		return p
 	}
 	s, k := sincos(angle)
 	w = mgl32.Vec2{float32(w[0]*k) - float32(w[1]*s), float32(w[0]*s) + float32(w[1]*k)}
-	return axpy2(c, w, r)
+	return geom.Axpy(c, w, r)
 }
 
 // filletCorners turns the corners of a straight path into turn nodes of radius r where
@@ -156,11 +156,11 @@ func filletCorners(path []mgl32.Vec2, arcs []arc, r float32, fits func(mgl32.Vec
 	any := false
 	for i := 1; i+1 < len(path); i++ {
 		c := path[i]
-		uin, lin := unit2(sub2(c, prev))
-		uout, lout := unit2(sub2(path[i+1], c))
+		uin, lin := geom.Unit(geom.Sub(c, prev))
+		uout, lout := geom.Unit(geom.Sub(path[i+1], c))
 		prev = c
 		a := arc{}
-		cr, co := cross2(uin, uout), dot2(uin, uout)
+		cr, co := geom.Cross(uin, uout), geom.Dot(uin, uout)
 		if lin > 0 && lout > 0 && co >= maxArcTurnCos && (cr > minArcTurnSin || cr < -minArcTurnSin) {
 			// The tangent points lie r·tan(φ/2) from the corner, φ the turn.
 			t := float32(r * (float32(math.Abs(float64(cr))) / (1 + co)))
@@ -171,9 +171,9 @@ func filletCorners(path []mgl32.Vec2, arcs []arc, r float32, fits func(mgl32.Vec
 			if i+2 == len(path) {
 				outRoom = lout
 			}
-			bis, _ := unit2(sub2(uout, uin))
+			bis, _ := geom.Unit(geom.Sub(uout, uin))
 			cosHalf := float32(math.Sqrt(float64((1 + co) / 2)))
-			centre := axpy2(c, bis, r/cosHalf)
+			centre := geom.Axpy(c, bis, r/cosHalf)
 			if t <= inRoom && t <= outRoom && arcClear(centre, bis, r, cr, co, fits) {
 				path[i] = centre
 				a = arc{side: locomotion.Left, r: r}
@@ -200,7 +200,7 @@ func filletCorners(path []mgl32.Vec2, arcs []arc, r float32, fits func(mgl32.Vec
 // of radius r about centre turning by the angle of sine |cr| and cosine co, whose middle
 // lies towards -bis.
 func arcClear(centre, bis mgl32.Vec2, r, cr, co float32, fits func(mgl32.Vec2) bool) bool {
-	mid := axpy2(centre, bis, -r)
+	mid := geom.Axpy(centre, bis, -r)
 	if !fits(mid) {
 		return false
 	}

@@ -7,9 +7,11 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
-func near(a, b mgl32.Vec2, tol float32) bool { return dist2(a, b) <= tol }
+func near(a, b mgl32.Vec2, tol float32) bool { return geom.Dist(a, b) <= tol }
 
 func TestTangent(t *testing.T) {
 	t.Parallel()
@@ -50,20 +52,20 @@ func TestTangent(t *testing.T) {
 			}
 			// The conditions: u is a unit vector from from to to; each centre lies at its
 			// signed radius on the left of the line (so a Left node turns counter-clockwise).
-			if l := len2(u); math.Abs(float64(l-1)) > 1e-5 {
+			if l := geom.Len(u); math.Abs(float64(l-1)) > 1e-5 {
 				t.Errorf("|u| = %v", l)
 			}
-			if d := sub2(to, from); dot2(d, u) < 0 || math.Abs(float64(cross2(u, d))) > 1e-4 {
+			if d := geom.Sub(to, from); geom.Dot(d, u) < 0 || math.Abs(float64(geom.Cross(u, d))) > 1e-4 {
 				t.Errorf("from %v to %v is not along %v", from, to, u)
 			}
 			for _, c := range []struct {
 				centre, p mgl32.Vec2
 				r         float32
 			}{{tc.pa, from, tc.ra}, {tc.pb, to, tc.rb}} {
-				if got := cross2(u, sub2(c.centre, c.p)); math.Abs(float64(got-c.r)) > 1e-4 {
+				if got := geom.Cross(u, geom.Sub(c.centre, c.p)); math.Abs(float64(got-c.r)) > 1e-4 {
 					t.Errorf("centre %v lies %v left of the line at %v, want %v", c.centre, got, c.p, c.r)
 				}
-				if got := dot2(u, sub2(c.centre, c.p)); math.Abs(float64(got)) > 1e-4 {
+				if got := geom.Dot(u, geom.Sub(c.centre, c.p)); math.Abs(float64(got)) > 1e-4 {
 					t.Errorf("centre %v is not abeam of the tangent point %v", c.centre, c.p)
 				}
 			}
@@ -166,7 +168,7 @@ func TestAdvanceAlongArcs(t *testing.T) {
 			frames := 0
 			for int(l.next) < len(l.path) {
 				q, next := l.advance(p, tc.step)
-				if d := dist2(p, q); math.Abs(float64(d-tc.step)) > 1e-3 && int(next) < len(l.path) {
+				if d := geom.Dist(p, q); math.Abs(float64(d-tc.step)) > 1e-3 && int(next) < len(l.path) {
 					t.Fatalf("frame %d: moved %v, want %v", frames, d, tc.step)
 				}
 				for i, a := range tc.arcs {
@@ -174,15 +176,15 @@ func TestAdvanceAlongArcs(t *testing.T) {
 						continue
 					}
 					c := tc.nodes[i]
-					if d := dist2(q, c); d < r-1e-4 {
+					if d := geom.Dist(q, c); d < r-1e-4 {
 						t.Fatalf("frame %d: %v is %v from the turn centre %v", frames, q, d, c)
 					}
 					// The frame's motion is the chord p→q: it cuts the circle by at most the
 					// sagitta of one step.
-					m := sub2(q, p)
-					k := min(max(dot2(sub2(c, p), m)/lenSq2(m), 0), 1)
+					m := geom.Sub(q, p)
+					k := min(max(geom.Dot(geom.Sub(c, p), m)/geom.LenSq(m), 0), 1)
 					_, cosHalf := sincos(min(tc.step/r, 2) / 2)
-					if d := dist2(axpy2(p, m, k), c); d < r*cosHalf-1e-4 {
+					if d := geom.Dist(geom.Axpy(p, m, k), c); d < r*cosHalf-1e-4 {
 						t.Fatalf("frame %d: the motion %v → %v passes %v from the turn centre %v", frames, p, q, d, c)
 					}
 				}
@@ -210,14 +212,14 @@ func TestWallsClear(t *testing.T) {
 	r := quiet(t).Region(0)
 	w := &r.walls
 	for _, s := range w.segs {
-		mid := scale2(add2(s.A, s.B), 0.5)
-		d, l := unit2(sub2(s.B, s.A))
+		mid := geom.Scale(geom.Add(s.A, s.B), 0.5)
+		d, l := geom.Unit(geom.Sub(s.B, s.A))
 		if l == 0 {
 			continue
 		}
 		n := mgl32.Vec2{-d[1], d[0]}
 		for _, side := range []float32{1, -1} {
-			if p := axpy2(mid, n, side*0.3); w.clear(p, 0.5) {
+			if p := geom.Axpy(mid, n, side*0.3); w.clear(p, 0.5) {
 				t.Fatalf("%v, 0.3 m from edge %v, is clear for 0.5", p, s)
 			}
 		}
@@ -236,7 +238,7 @@ func TestTangentTo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 3))
 	for range 100000 {
 		p := mgl32.Vec2{rng.Float32()*200 - 4, rng.Float32()*200 - 4}
-		c := axpy2(p, mgl32.Vec2{rng.Float32()*2 - 1, rng.Float32()*2 - 1}, rng.Float32()*8)
+		c := geom.Axpy(p, mgl32.Vec2{rng.Float32()*2 - 1, rng.Float32()*2 - 1}, rng.Float32()*8)
 		rb := (rng.Float32()*2 - 1) * 1.5
 		_, want, _, wok := tangent(p, 0, c, rb)
 		got, ok := tangentTo(p, c, rb)

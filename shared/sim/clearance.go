@@ -5,7 +5,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/geom"
-	"github.com/twinframe/twinframe/shared/navi"
 )
 
 // The clearance field lets a wall query skip the walls when nothing is near. Nearly
@@ -51,8 +50,8 @@ type clearance struct {
 // build computes the field over bounds from the blocking edges segs: each edge lowers
 // the squares within clrCap of it to its distance from the square's centre minus the
 // square's half diagonal.
-func (c *clearance) build(bounds navi.AABB, segs []geom.Segment) {
-	c.org = sub2(bounds.Min, vec(clrSize))
+func (c *clearance) build(bounds geom.AABB, segs []geom.Segment) {
+	c.org = geom.Sub(bounds.Min, vec(clrSize))
 	c.inv = 1 / clrSize
 	c.w = uint((bounds.Max[0]-bounds.Min[0])*c.inv) + 3
 	c.h = uint((bounds.Max[1]-bounds.Min[1])*c.inv) + 3
@@ -67,26 +66,26 @@ func (c *clearance) build(bounds navi.AABB, segs []geom.Segment) {
 	half := float32(clrSize * 0.7072) // half a square's diagonal, rounded up
 	far := clrCap + half + clrMargin  // a centre this far from an edge keeps the cap
 	for _, s := range segs {
-		ab := sub2(s.B, s.A)
+		ab := geom.Sub(s.B, s.A)
 		inv := float32(0)
-		if l2 := dot2(ab, ab); l2 > 0 {
+		if l2 := geom.Dot(ab, ab); l2 > 0 {
 			inv = 1 / l2
 		}
-		x0, y0 := c.square(sub2(lo2(s.A, s.B), vec(far)))
-		x1, y1 := c.square(add2(hi2(s.A, s.B), vec(far)))
+		x0, y0 := c.square(geom.Sub(lo2(s.A, s.B), vec(far)))
+		x1, y1 := c.square(geom.Add(hi2(s.A, s.B), vec(far)))
 		for y := y0; y <= y1; y++ {
 			cy := c.org[1] + float32((float32(y)+0.5)*clrSize)
 			for x := x0; x <= x1; x++ {
 				cx := c.org[0] + float32((float32(x)+0.5)*clrSize)
 				// The distance from the centre to the closest point of the edge.
 				d := mgl32.Vec2{cx - s.A[0], cy - s.A[1]}
-				t := float32(dot2(d, ab) * inv)
+				t := float32(geom.Dot(d, ab) * inv)
 				if t < 0 {
 					t = 0
 				} else if t > 1 {
 					t = 1
 				}
-				d2 := lenSq2(sub2(d, scale2(ab, t)))
+				d2 := geom.LenSq(geom.Sub(d, geom.Scale(ab, t)))
 				if d2 >= float32(far*far) {
 					continue
 				}

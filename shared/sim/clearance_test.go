@@ -14,7 +14,7 @@ func nearestWall(w *wallGrid, p mgl32.Vec2) float32 {
 	best := float32(1e9)
 	for _, s := range w.segs {
 		q, _ := geom.ClosestPointOnSegment(p, s)
-		best = min(best, dist2(p, q))
+		best = min(best, geom.Dist(p, q))
 	}
 	return best
 }
@@ -33,7 +33,7 @@ func TestClearanceIsALowerBound(t *testing.T) {
 	}
 	for _, s := range w.segs[:min(len(w.segs), 2000)] {
 		for _, end := range [2]mgl32.Vec2{s.A, s.B} {
-			pts = append(pts, add2(end, mgl32.Vec2{(rng.Float32()*2 - 1) * 3, (rng.Float32()*2 - 1) * 3}))
+			pts = append(pts, geom.Add(end, mgl32.Vec2{(rng.Float32()*2 - 1) * 3, (rng.Float32()*2 - 1) * 3}))
 		}
 	}
 	open := 0
@@ -84,8 +84,8 @@ func TestWallQueriesSkipOnlyMisses(t *testing.T) {
 		// What moveEntity relies on: no sweep that stays within |m| of the centre
 		// (a slide from part of the way, in another direction) meets a wall either.
 		u := rng.Float32()
-		p := axpy2(c.Center, m, u)
-		slide := scale2(mgl32.Vec2{-m[1], m[0]}, 1-u)
+		p := geom.Axpy(c.Center, m, u)
+		slide := geom.Scale(mgl32.Vec2{-m[1], m[0]}, 1-u)
 		if h, ok := bare.sweep(geom.Circle{Center: p, Radius: c.Radius}, slide); ok {
 			t.Fatalf("seed %d: the field says no wall near %v (radius %g, motion %v), but a slide from %v by %v hits %v",
 				seed, c.Center, c.Radius, m, p, slide, h)

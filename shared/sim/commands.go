@@ -7,6 +7,8 @@ import (
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/navi"
 	"github.com/twinframe/twinframe/shared/world"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Command is what an Input asks an entity to do.
@@ -60,7 +62,7 @@ func (g *Game) Enqueue(in Input) error {
 	if in.Command < CmdMoveTo || in.Command > CmdFire {
 		return fmt.Errorf("%w: %d", ErrBadCommand, in.Command)
 	}
-	if !finite2(in.Point) || !finite(in.Range) || !finite(in.Speed) {
+	if !geom.Finite2(in.Point) || !geom.Finite(in.Range) || !geom.Finite(in.Speed) {
 		return ErrNotFinite
 	}
 	g.inputs = append(g.inputs, in)
@@ -113,7 +115,7 @@ func (g *Game) setCommand(e *Entity, mode MoveMode) {
 // MoveTo makes the entity walk in a straight line to p; physics slides it along walls
 // and stops it at other blocking entities (after StuckFrames blocked frames it gives up).
 func (g *Game) MoveTo(id EntityID, p mgl32.Vec2) error {
-	if !finite2(p) {
+	if !geom.Finite2(p) {
 		return ErrNotFinite
 	}
 	e, err := g.mover(id)
@@ -133,7 +135,7 @@ func (g *Game) MoveTo(id EntityID, p mgl32.Vec2) error {
 // reported by the status, not as an error; ErrUnreachable means there is no path at all
 // (the entity stands nowhere walkable), and the entity stops.
 func (g *Game) MoveAlongPath(id EntityID, p mgl32.Vec2) (navi.PathStatus, error) {
-	if !finite2(p) {
+	if !geom.Finite2(p) {
 		return navi.PathNoPath, ErrNotFinite
 	}
 	e, err := g.mover(id)
@@ -174,7 +176,7 @@ func (g *Game) findPath(e *Entity, p mgl32.Vec2) navi.PathStatus {
 // every half second) and standing still while it is within rng metres. A negative rng
 // is clamped to 0.
 func (g *Game) Follow(id, target EntityID, rng float32) error {
-	if !finite(rng) {
+	if !geom.Finite(rng) {
 		return ErrNotFinite
 	}
 	e, err := g.mover(id)
@@ -200,14 +202,14 @@ func (g *Game) Follow(id, target EntityID, rng float32) error {
 // LookAt turns the entity to face p (any entity, moving or not; a moving entity faces its
 // planned motion again on its next step).
 func (g *Game) LookAt(id EntityID, p mgl32.Vec2) error {
-	if !finite2(p) {
+	if !geom.Finite2(p) {
 		return ErrNotFinite
 	}
 	e, err := g.live(id)
 	if err != nil {
 		return err
 	}
-	d := sub2(p, e.pos)
+	d := geom.Sub(p, e.pos)
 	if d[0] == 0 && d[1] == 0 {
 		return ErrZeroDirection
 	}
@@ -242,7 +244,7 @@ func (g *Game) stop(e *Entity) {
 // SetSpeed sets the entity's speed in metres per second: negative or non-finite speeds
 // are ErrBadSpeed, speeds above MaxSpeed are clamped to it, and 0 stops the entity.
 func (g *Game) SetSpeed(id EntityID, speed float32) error {
-	if !finite(speed) || speed < 0 {
+	if !geom.Finite(speed) || speed < 0 {
 		return ErrBadSpeed
 	}
 	e, err := g.live(id)
@@ -260,7 +262,7 @@ func (g *Game) SetSpeed(id EntityID, speed float32) error {
 // Teleport puts the entity at p, which must be walkable for its radius and, for a
 // blocking entity, clear of other blocking entities.
 func (g *Game) Teleport(id EntityID, p mgl32.Vec2) error {
-	if !finite2(p) {
+	if !geom.Finite2(p) {
 		return ErrNotFinite
 	}
 	e, err := g.live(id)

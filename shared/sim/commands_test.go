@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/navi"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Prototype ids of the default world.
@@ -172,14 +174,14 @@ func TestMoveAlongPathArrives(t *testing.T) {
 	for f := 0; f < 2000 && e.Mode() != Idle; f++ {
 		prev := e.Pos()
 		run(t, g, 1)
-		if d := dist2(prev, e.Pos()); d > step+1e-4 {
+		if d := geom.Dist(prev, e.Pos()); d > step+1e-4 {
 			t.Fatalf("frame %d: moved %v, more than speed × 50 ms = %v", g.Frame(), d, step)
 		}
 		if e.ChangedFrame() != g.Frame() {
 			t.Fatalf("frame %d: a moving entity did not report a change", g.Frame())
 		}
 	}
-	if e.Mode() != Idle || dist2(e.Pos(), goal) > 0.01 {
+	if e.Mode() != Idle || geom.Dist(e.Pos(), goal) > 0.01 {
 		t.Fatalf("after %d frames: mode %v at %v, want idle at %v", g.Frame(), e.Mode(), e.Pos(), goal)
 	}
 	if e.CommandFrame() != g.Frame() && e.CommandFrame() != g.Frame()-1 {
@@ -234,7 +236,7 @@ func TestFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, g, 800)
-	if d := dist2(g.Entity(npc).Pos(), g.Entity(av).Pos()); d > 3.5 {
+	if d := geom.Dist(g.Entity(npc).Pos(), g.Entity(av).Pos()); d > 3.5 {
 		t.Errorf("follower %v m from its target", d)
 	}
 	must(t, g.Destroy(av))
@@ -264,7 +266,7 @@ func TestPlacementRespectsBlocking(t *testing.T) {
 	g := quiet(t)
 	a := spawn(t, g, protoDummy, mgl32.Vec2{64, 64})
 	b := spawn(t, g, protoDummy, mgl32.Vec2{64, 64}) // moved to a free spot nearby
-	if d := dist2(g.Entity(a).Pos(), g.Entity(b).Pos()); d < 0.9 {
+	if d := geom.Dist(g.Entity(a).Pos(), g.Entity(b).Pos()); d < 0.9 {
 		t.Errorf("second spawn %v m from the first", d)
 	}
 	if err := g.Teleport(b, mgl32.Vec2{64.2, 64}); !errors.Is(err, ErrNoSpace) {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/debugdraw"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // DrawOptions choose the overlays DebugDraw emits. The zero value draws nothing; use
@@ -109,7 +111,7 @@ func DebugDraw(d debugdraw.Drawer, g *Game, opt DrawOptions) {
 			d.Segment(buf[0], buf[1], ColorSweep)
 			if s.Hit {
 				d.Point(s.Point, 5, ColorHit)
-				d.Segment(s.Point, axpy2(s.Point, s.Normal, 0.5), ColorHit)
+				d.Segment(s.Point, geom.Axpy(s.Point, s.Normal, 0.5), ColorHit)
 			}
 		}
 	}
@@ -138,7 +140,7 @@ func drawPath(d debugdraw.Drawer, l *locomotor, p mgl32.Vec2) {
 			p = c
 			continue
 		}
-		if dist2(p, c) > a.r+arcSlack {
+		if geom.Dist(p, c) > a.r+arcSlack {
 			if _, in, _, ok := tangent(p, 0, c, a.rho()); ok {
 				d.Segment(p, in, ColorPath)
 				p = in

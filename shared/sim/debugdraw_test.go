@@ -7,6 +7,8 @@ import (
 	"github.com/twinframe/twinframe/shared/debugdraw"
 	"github.com/twinframe/twinframe/shared/debugdraw/debugdrawtest"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 func TestDebugDraw(t *testing.T) {
@@ -53,17 +55,17 @@ func TestDrawPathArcs(t *testing.T) {
 	onArc := 0
 	for i, s := range segs {
 		a, b := s.Points[0], s.Points[1]
-		if dist2(a, prev) > 1e-4 {
+		if geom.Dist(a, prev) > 1e-4 {
 			t.Fatalf("segment %d starts at %v, the last ended at %v", i, a, prev)
 		}
-		if d := dist2(b, l.path[1]); d < r-1e-4 {
+		if d := geom.Dist(b, l.path[1]); d < r-1e-4 {
 			t.Fatalf("segment %d ends %v from the turn centre", i, d)
 		} else if d < r+1e-4 {
 			onArc++
 		}
 		prev = b
 	}
-	if dist2(prev, l.path[2]) > 1e-4 || onArc < 8 {
+	if geom.Dist(prev, l.path[2]) > 1e-4 || onArc < 8 {
 		t.Errorf("ends at %v with %d points on the arc", prev, onArc)
 	}
 }

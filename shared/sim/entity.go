@@ -7,6 +7,8 @@ import (
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"github.com/twinframe/twinframe/shared/world"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // EntityID names an entity of a Game. The game hands ids out in increasing order and
@@ -264,7 +266,7 @@ func validArcs(path []mgl32.Vec2, arcs []arc) bool {
 		switch a.side {
 		case locomotion.None:
 		case locomotion.Left, locomotion.Right:
-			if !(a.r > 0) || !finite(a.r) {
+			if !(a.r > 0) || !geom.Finite(a.r) {
 				return false
 			}
 		default:

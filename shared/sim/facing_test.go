@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // TestFacingInAJam: two avatars walked straight at each other, a few centimetres off
@@ -45,7 +47,7 @@ func TestFacingInAJam(t *testing.T) {
 					want := atan2(goal[1]-from[1], goal[0]-from[0])
 					if d := angleDiff(e.Yaw(), want); d > 0.01 {
 						t.Fatalf("frame %d: entity %d at %v (moved %v, hit %v) faces %v, %v from its goal's direction",
-							g.Frame(), e.ID(), e.Pos(), sub2(e.Pos(), from), e.sweep.Hit, e.Yaw(), d)
+							g.Frame(), e.ID(), e.Pos(), geom.Sub(e.Pos(), from), e.sweep.Hit, e.Yaw(), d)
 					}
 					if e.sweep.Hit && e.sweep.Frame == g.Frame() && e.sweep.Other != 0 {
 						contacts++

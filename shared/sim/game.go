@@ -11,6 +11,8 @@ import (
 	"github.com/twinframe/twinframe/shared/navi"
 	"github.com/twinframe/twinframe/shared/sim/schedule"
 	"github.com/twinframe/twinframe/shared/world"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Frame timing: the simulation runs at 20 frames per second; game time is frame × 50 ms.
@@ -237,7 +239,7 @@ func (g *Game) Spawn(proto, region int32, pos mgl32.Vec2, yaw float32) (EntityID
 	if r == nil {
 		return 0, fmt.Errorf("%w: %d", ErrNoRegion, region)
 	}
-	if !finite2(pos) || !finite(yaw) {
+	if !geom.Finite2(pos) || !geom.Finite(yaw) {
 		return 0, ErrNotFinite
 	}
 	e := g.fromProto(pr, region, pos, yaw)

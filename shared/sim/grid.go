@@ -2,7 +2,8 @@ package sim
 
 import (
 	"github.com/go-gl/mathgl/mgl32"
-	"github.com/twinframe/twinframe/shared/navi"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // entGrid buckets a region's colliding entities by cell, rebuilt by counting sort.
@@ -20,7 +21,7 @@ import (
 // them: a mover finds its slot by its index in the entity list (slotOf).
 type entGrid struct {
 	cells
-	bounds navi.AABB
+	bounds geom.AABB
 	fine   float32 // finest cell size
 	size   float32 // current cell size
 	start  []int32
@@ -50,7 +51,7 @@ const (
 	gridMaxSize        = 16
 )
 
-func (eg *entGrid) init(b navi.AABB, size float32) {
+func (eg *entGrid) init(b geom.AABB, size float32) {
 	eg.bounds, eg.fine = b, size
 	eg.resize(size)
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // TestStagedGridMatchesBuild: the grid physics builds from locomote's staging list is
@@ -48,7 +50,7 @@ func TestStagedGridMatchesBuild(t *testing.T) {
 			t.Fatalf("entity %d (index %d): slotOf says %d", e.id, i, k)
 		}
 		before := e.pos
-		e.pos = add2(e.pos, mgl32.Vec2{0.25, 0})
+		e.pos = geom.Add(e.pos, mgl32.Vec2{0.25, 0})
 		eg.moved(e, i)
 		if k := slices.Index(eg.items, e); k >= 0 && eg.slots[k].pos != e.pos {
 			t.Fatalf("entity %d: moved did not update its slot", e.id)

@@ -7,6 +7,8 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/world"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Trigger says when a hotspot rule fires; the values match world.Trigger.
@@ -108,13 +110,13 @@ func (g *Game) updateHotspots() {
 				h := &r.areas[ai].hotspots[hi]
 				cur := h.next[:0]
 				reach := h.radius + g.maxMotion // grid cells are from the start of the frame
-				x0, y0, x1, y1 := eg.span(sub2(h.center, vec(reach)), add2(h.center, vec(reach)))
+				x0, y0, x1, y1 := eg.span(geom.Sub(h.center, vec(reach)), geom.Add(h.center, vec(reach)))
 				for y := y0; y <= y1; y++ {
 					for _, e := range eg.row(y, x0, x1) {
 						if e.dead || e.flags&world.FlagStatic != 0 {
 							continue
 						}
-						if lenSq2(sub2(e.pos, h.center)) < float32(h.radius*h.radius) {
+						if geom.LenSq(geom.Sub(e.pos, h.center)) < float32(h.radius*h.radius) {
 							cur = append(cur, e.id)
 						}
 					}

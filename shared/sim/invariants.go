@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/world"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 const worldStatic = world.FlagStatic
@@ -37,7 +39,7 @@ func (g *Game) CheckInvariants() error {
 		if e.id == 0 || e.id >= g.nextID || (i > 0 && g.ents[i-1].id >= e.id) {
 			add("entity id %d out of order (next id %d)", e.id, g.nextID)
 		}
-		if !finite2(e.pos) || !finite(e.yaw) || !finite(e.radius) || !finite(e.speed) || e.radius < 0 || e.speed < 0 {
+		if !geom.Finite2(e.pos) || !geom.Finite(e.yaw) || !geom.Finite(e.radius) || !geom.Finite(e.speed) || e.radius < 0 || e.speed < 0 {
 			add("entity %d has a bad value: pos %v yaw %v radius %v speed %v", e.id, e.pos, e.yaw, e.radius, e.speed)
 			continue
 		}
@@ -61,13 +63,13 @@ func (g *Game) CheckInvariants() error {
 				continue
 			}
 			reach := e.radius + eg.maxR
-			x0, y0, x1, y1 := eg.span(sub2(e.pos, vec(reach)), add2(e.pos, vec(reach)))
+			x0, y0, x1, y1 := eg.span(geom.Sub(e.pos, vec(reach)), geom.Add(e.pos, vec(reach)))
 			for y := y0; y <= y1; y++ {
 				for _, o := range eg.row(y, x0, x1) {
 					if o.id <= e.id || o.collision != Blocking {
 						continue
 					}
-					if d := dist2(e.pos, o.pos); d < e.radius+o.radius-OverlapTolerance {
+					if d := geom.Dist(e.pos, o.pos); d < e.radius+o.radius-OverlapTolerance {
 						add("blocking entities %d and %d overlap by %g m", e.id, o.id, e.radius+o.radius-d)
 					}
 				}

@@ -4,6 +4,8 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/navi"
 	"github.com/twinframe/twinframe/shared/world"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Follow re-plans its path every followRepath frames.
@@ -48,8 +50,8 @@ func (g *Game) locomote() {
 		}
 		p, next := e.loco.advance(e.pos, float32(e.speed*FrameSeconds))
 		e.planNext, e.planEnd = next, int(next) >= len(e.loco.path)
-		e.motion = sub2(p, e.pos)
-		if m := len2(e.motion); m > g.maxMotion {
+		e.motion = geom.Sub(p, e.pos)
+		if m := geom.Len(e.motion); m > g.maxMotion {
 			g.maxMotion = m
 		}
 	}
@@ -86,8 +88,8 @@ func touchPath(e *Entity) float32 {
 // shortened.
 func (l *locomotor) advance(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
 	q, next := l.walk(p, step)
-	if m := sub2(q, p); lenSq2(m) > float32(step*step) {
-		q = axpy2(p, m, step/len2(m))
+	if m := geom.Sub(q, p); geom.LenSq(m) > float32(step*step) {
+		q = geom.Axpy(p, m, step/geom.Len(m))
 	}
 	return q, next
 }
@@ -107,10 +109,10 @@ func (l *locomotor) walk(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
 		c := path[next]
 		a := l.arcAt(next)
 		if a.side == 0 {
-			d := sub2(c, p)
-			dl := len2(d)
+			d := geom.Sub(c, p)
+			dl := geom.Len(d)
 			if dl > step {
-				return axpy2(p, d, step/dl), next
+				return geom.Axpy(p, d, step/dl), next
 			}
 			p = c
 			step -= dl
@@ -122,7 +124,7 @@ func (l *locomotor) walk(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
 		}
 		// arcOutward is at most 1/cos(1) < 2: a mover farther than 2 radii is on the leg
 		// without computing it.
-		outward, d := float32(2), dist2(p, c)
+		outward, d := float32(2), geom.Dist(p, c)
 		if d <= float32(2*a.r)+arcSlack {
 			outward = arcOutward(full, a.r)
 		}
@@ -132,10 +134,10 @@ func (l *locomotor) walk(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
 			if !ok {
 				in = c
 			}
-			d := sub2(in, p)
-			dl := len2(d)
+			d := geom.Sub(in, p)
+			dl := geom.Len(d)
 			if dl > step {
-				return axpy2(p, d, step/dl), next
+				return geom.Axpy(p, d, step/dl), next
 			}
 			p = in
 			step -= dl
@@ -185,7 +187,7 @@ func (l *locomotor) arcExit(i int32, p mgl32.Vec2) (mgl32.Vec2, float32) {
 
 // legInto returns the direction of the leg that arrives at node i (i ≥ 1).
 func (l *locomotor) legInto(i int32) mgl32.Vec2 {
-	d := sub2(l.path[i], l.path[i-1])
+	d := geom.Sub(l.path[i], l.path[i-1])
 	if a, b := l.arcAt(i-1), l.arcAt(i); a.side != 0 || b.side != 0 {
 		if _, _, u, ok := tangent(l.path[i-1], a.rho(), l.path[i], b.rho()); ok {
 			return u
@@ -208,8 +210,8 @@ func (l *locomotor) sharpTurn(i int32) bool {
 		return false
 	}
 	in, out := l.legInto(i), l.legInto(i+1)
-	d := dot2(in, out)
-	return d < 0 || float32(d*d) < float32(float32(sharpTurnCos2*lenSq2(in))*lenSq2(out))
+	d := geom.Dot(in, out)
+	return d < 0 || float32(d*d) < float32(float32(sharpTurnCos2*geom.LenSq(in))*geom.LenSq(out))
 }
 
 // follow updates a follower's path; it reports whether the follower should move.
@@ -219,7 +221,7 @@ func (g *Game) follow(e *Entity) bool {
 		g.stop(e)
 		return false
 	}
-	if dist2(t.pos, e.pos) <= e.follow.rng {
+	if geom.Dist(t.pos, e.pos) <= e.follow.rng {
 		return false
 	}
 	if g.frame >= e.follow.repath {
@@ -248,12 +250,12 @@ func (g *Game) commitMove(e *Entity, from mgl32.Vec2) {
 	if e.projectile() {
 		return // projectiles are done in physics
 	}
-	want := add2(from, e.motion)
-	moved := sub2(e.pos, from)
+	want := geom.Add(from, e.motion)
+	moved := geom.Sub(e.pos, from)
 	e.loco.next = e.loco.passedCorners(e.planNext, e.pos)
-	if dist2(e.pos, want) <= reachEpsilon {
+	if geom.Dist(e.pos, want) <= reachEpsilon {
 		e.stuck = 0
-	} else if lenSq2(moved) < float32(0.0625*lenSq2(e.motion)) {
+	} else if geom.LenSq(moved) < float32(0.0625*geom.LenSq(e.motion)) {
 		e.stuck++
 	} else {
 		e.stuck = 0
@@ -297,7 +299,7 @@ func (l *locomotor) passedCorners(planNext int32, pos mgl32.Vec2) int32 {
 				c, dir = out, u
 			}
 		}
-		if dist2(pos, c) > cornerTolerance && dot2(sub2(pos, c), dir) < 0 {
+		if geom.Dist(pos, c) > cornerTolerance && geom.Dot(geom.Sub(pos, c), dir) < 0 {
 			break
 		}
 		next++
@@ -340,7 +342,7 @@ func (g *Game) wander(e *Entity) {
 		}
 	}
 	st := g.findPath(e, goal)
-	if st == navi.PathNoPath || len(e.loco.path) < 2 || dist2(e.pos, e.loco.path[len(e.loco.path)-1]) < 0.5 {
+	if st == navi.PathNoPath || len(e.loco.path) < 2 || geom.Dist(e.pos, e.loco.path[len(e.loco.path)-1]) < 0.5 {
 		e.loco.path = e.loco.path[:0]
 		e.loco.arcs = e.loco.arcs[:0]
 		g.setWake(e, g.frame+FrameRate/2+uint64(g.rng.IntN(FrameRate)))
@@ -362,7 +364,7 @@ const minFacingMotion = cornerTolerance
 // no meaningful direction and keeps the yaw.
 func faceMotion(motion mgl32.Vec2, yaw, step float32) float32 {
 	m := min(minFacingMotion, float32(0.5*step))
-	if lenSq2(motion) < float32(m*m) {
+	if geom.LenSq(motion) < float32(m*m) {
 		return yaw
 	}
 	return yawTo(motion, yaw)

@@ -6,6 +6,8 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/navi"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // TestLongWalksArrive walks entities across the default world: each walk ends where its
@@ -47,7 +49,7 @@ func TestLongWalksArrive(t *testing.T) {
 			end := path[len(path)-1]
 			var length float32
 			for i := 1; i < len(path); i++ {
-				length += dist2(path[i-1], path[i])
+				length += geom.Dist(path[i-1], path[i])
 			}
 			limit := int(length/e.Speed()*FrameRate*5/4) + 2*StuckFrames
 			for f := 0; e.Mode() != Idle; f++ {
@@ -57,13 +59,13 @@ func TestLongWalksArrive(t *testing.T) {
 				}
 				run(t, g, 1)
 			}
-			if d := dist2(e.Pos(), end); d > arriveTol {
+			if d := geom.Dist(e.Pos(), end); d > arriveTol {
 				t.Fatalf("%v path: idle at %v after %d frames, %.3f m from the path's end %v",
 					st, e.Pos(), g.Frame(), d, end)
 			}
 			// A goal where the entity fits is the path's end.
 			if st == navi.PathComplete && g.Region(0).Mesh().Contains(tc.to, e.Radius()+PathClearance, walkFlags) &&
-				dist2(end, tc.to) > arriveTol {
+				geom.Dist(end, tc.to) > arriveTol {
 				t.Errorf("complete path ends at %v, not at the walkable goal %v", end, tc.to)
 			}
 		})

@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // SetLocomotion puts a replicated locomotion state into entity id exactly as given,
@@ -18,7 +20,7 @@ func (g *Game) SetLocomotion(id EntityID, st *locomotion.State) error {
 	if err != nil {
 		return err
 	}
-	if !finite(st.Position[0]) || !finite(st.Position[1]) || !finite(st.Yaw) || !finite(st.Speed) {
+	if !geom.Finite(st.Position[0]) || !geom.Finite(st.Position[1]) || !geom.Finite(st.Yaw) || !geom.Finite(st.Speed) {
 		return ErrNotFinite
 	}
 	moving := st.Fields&locomotion.Moving != 0

@@ -6,48 +6,10 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 )
 
-// Vector helpers. Every product that feeds a sum is rounded explicitly (float32(a*b) + c)
-// so that no platform fuses it into a multiply-add (DESIGN.md §6); mathgl's Dot, Len and
-// Normalize leave the compiler that freedom, so the simulation does not use them.
-
-func dot2(a, b mgl32.Vec2) float32 { return float32(a[0]*b[0]) + float32(a[1]*b[1]) }
-
-func sub2(a, b mgl32.Vec2) mgl32.Vec2 { return mgl32.Vec2{a[0] - b[0], a[1] - b[1]} }
-
-func add2(a, b mgl32.Vec2) mgl32.Vec2 { return mgl32.Vec2{a[0] + b[0], a[1] + b[1]} }
-
-func scale2(a mgl32.Vec2, s float32) mgl32.Vec2 {
-	return mgl32.Vec2{float32(a[0] * s), float32(a[1] * s)}
-}
-
-// axpy2 returns p + d*t.
-func axpy2(p, d mgl32.Vec2, t float32) mgl32.Vec2 {
-	return mgl32.Vec2{p[0] + float32(d[0]*t), p[1] + float32(d[1]*t)}
-}
-
-// len2 returns |v|. The squares of float32 values are exact in float64, so the sum is
-// rounded once and the result does not depend on fusion.
-func len2(v mgl32.Vec2) float32 {
-	x, y := float64(v[0]), float64(v[1])
-	return float32(math.Sqrt(x*x + y*y))
-}
-
-func lenSq2(v mgl32.Vec2) float32 { return dot2(v, v) }
-
-func dist2(a, b mgl32.Vec2) float32 { return len2(sub2(a, b)) }
-
-// unit2 returns v / |v| and |v|, or the zero vector and 0 when v is zero.
-func unit2(v mgl32.Vec2) (mgl32.Vec2, float32) {
-	l := len2(v)
-	if !(l > 0) || !finite(l) {
-		return mgl32.Vec2{}, 0
-	}
-	return mgl32.Vec2{v[0] / l, v[1] / l}, l
-}
-
-func finite(x float32) bool { return x-x == 0 }
-
-func finite2(v mgl32.Vec2) bool { return finite(v[0]) && finite(v[1]) }
+// Vector arithmetic comes from geom's float32 kernel (geom.Dot, geom.Len, geom.Unit, ...),
+// whose rounding rule keeps results the same natively, under GOAMD64=v3 and under wasm:
+// every product that feeds a sum is rounded explicitly. The helpers here are the
+// simulation's own and follow the same rule.
 
 // atan2 is a float32 arctangent that gives the same bits on every platform: the
 // polynomial of Abramowitz & Stegun 4.4.49 on [0, 1] (error below 1e-7 rad before

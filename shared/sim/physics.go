@@ -133,7 +133,7 @@ func (g *Game) physicsResolveEntities() {
 func (g *Game) moveEntity(r *Region, e *Entity, i int) {
 	start, m, rad := e.pos, e.motion, e.radius
 	sw := Sweep{Frame: g.frame, Start: start, Radius: rad}
-	target := add2(start, m)
+	target := geom.Add(start, m)
 	wallHit := false
 	// Every sweep below keeps its disc within |m| + rad of start (|x| + |y| bounds
 	// |m|): when no wall is that near, the wall sweeps, which are not inlined, are
@@ -143,38 +143,38 @@ func (g *Game) moveEntity(r *Region, e *Entity, i int) {
 		// No wall sweep.
 	} else if h, ok := r.walls.sweep(geom.Circle{Center: start, Radius: rad}, m); ok {
 		wallHit = true
-		t := backoff(h.T, len2(m))
-		p1 := axpy2(start, m, t)
-		rest := scale2(m, 1-t)
-		slide := sub2(rest, scale2(h.Normal, dot2(rest, h.Normal)))
+		t := backoff(h.T, geom.Len(m))
+		p1 := geom.Axpy(start, m, t)
+		rest := geom.Scale(m, 1-t)
+		slide := geom.Sub(rest, geom.Scale(h.Normal, geom.Dot(rest, h.Normal)))
 		if h2, ok := r.walls.sweep(geom.Circle{Center: p1, Radius: rad}, slide); ok {
-			slide = scale2(slide, backoff(h2.T, len2(slide)))
+			slide = geom.Scale(slide, backoff(h2.T, geom.Len(slide)))
 		}
-		target = add2(p1, slide)
+		target = geom.Add(p1, slide)
 		sw.Hit, sw.Point, sw.Normal = true, h.Point, h.Normal
 		g.events = append(g.events, Event{Kind: OnCollide, Frame: g.frame, A: e.id, Point: h.Point, Normal: h.Normal})
 	}
-	mm := sub2(target, start)
+	mm := geom.Sub(target, start)
 	if e.collision == Blocking && (mm[0] != 0 || mm[1] != 0) {
 		// Both entity sweeps below stay within |mm| of start: gather the candidates once.
-		l := float32(len2(mm)*1.001) + 1e-3
-		g.gatherNear(&r.grid, e, sub2(start, vec(l)), add2(start, vec(l)))
+		l := float32(geom.Len(mm)*1.001) + 1e-3
+		g.gatherNear(&r.grid, e, geom.Sub(start, vec(l)), geom.Add(start, vec(l)))
 		if h, other, ok := g.sweepNear(r, e, start, mm); ok {
-			t := backoff(h.T, len2(mm))
-			p := axpy2(start, mm, t)
-			rest := scale2(mm, 1-t)
-			slide := sub2(rest, scale2(h.Normal, dot2(rest, h.Normal)))
+			t := backoff(h.T, geom.Len(mm))
+			p := geom.Axpy(start, mm, t)
+			rest := geom.Scale(mm, 1-t)
+			slide := geom.Sub(rest, geom.Scale(h.Normal, geom.Dot(rest, h.Normal)))
 			tmax := float32(1)
 			if h2, _, ok := g.sweepNear(r, e, p, slide); ok {
-				tmax = backoff(h2.T, len2(slide))
+				tmax = backoff(h2.T, geom.Len(slide))
 			}
 			if !nearWall {
 				// No wall sweep.
 			} else if h3, ok := r.walls.sweep(geom.Circle{Center: p, Radius: rad}, slide); ok {
-				tmax = min(tmax, backoff(h3.T, len2(slide)))
+				tmax = min(tmax, backoff(h3.T, geom.Len(slide)))
 				wallHit = true
 			}
-			target = axpy2(p, slide, tmax)
+			target = geom.Axpy(p, slide, tmax)
 			sw.Hit, sw.Other, sw.Point, sw.Normal = true, other, h.Point, h.Normal
 			g.events = append(g.events, Event{Kind: OnCollide, Frame: g.frame, A: e.id, B: other, Point: h.Point, Normal: h.Normal})
 		}
@@ -197,8 +197,8 @@ func (g *Game) gatherNear(eg *entGrid, e *Entity, lo, hi mgl32.Vec2) {
 	// Entities sit in the cell of their position at the start of the frame and have
 	// moved at most maxMotion since.
 	reach := e.radius + eg.maxB + g.maxMotion
-	x0, y0 := eg.xy(sub2(lo, vec(reach)))
-	x1, y1 := eg.xy(add2(hi, vec(reach)))
+	x0, y0 := eg.xy(geom.Sub(lo, vec(reach)))
+	x1, y1 := eg.xy(geom.Add(hi, vec(reach)))
 	near := g.near[:0]
 	for y := y0; y <= y1; y++ {
 		a, b := eg.rowBounds(y, x0, x1)
@@ -227,12 +227,12 @@ func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, E
 		return geom.Hit{}, 0, false
 	}
 	eg := &r.grid
-	end := add2(start, m)
+	end := geom.Add(start, m)
 	mlo, mhi := lo2(start, end), hi2(start, end)
 	if !(mlo[0] >= g.nearLo[0] && mlo[1] >= g.nearLo[1] && mhi[0] <= g.nearHi[0] && mhi[1] <= g.nearHi[1]) {
 		g.gatherNear(eg, e, mlo, mhi)
 	}
-	mm := lenSq2(m)
+	mm := geom.LenSq(m)
 	var best geom.Hit
 	var bestID EntityID
 	hit := false
@@ -242,23 +242,23 @@ func (g *Game) sweepNear(r *Region, e *Entity, start, m mgl32.Vec2) (geom.Hit, E
 		if s.pos[0]+rr < mlo[0] || s.pos[0]-rr > mhi[0] || s.pos[1]+rr < mlo[1] || s.pos[1]-rr > mhi[1] {
 			continue
 		}
-		d := sub2(s.pos, start)
-		dm := dot2(d, m)
+		d := geom.Sub(s.pos, start)
+		dm := geom.Dot(d, m)
 		rr2 := float32(rr * rr)
-		c := lenSq2(d) - rr2
+		c := geom.LenSq(d) - rr2
 		if c >= 0 && dm <= 0 {
 			continue // apart and not approaching: discT finds no contact
 		}
 		// The motion's closest approach to the other centre must come within rr.
 		t := min(max(dm/mm, 0), 1)
-		if lenSq2(sub2(d, scale2(m, t))) > rr2 {
+		if geom.LenSq(geom.Sub(d, geom.Scale(m, t))) > rr2 {
 			continue
 		}
 		tc, ok := discT(d, m, c, dm, mm, rr2)
 		if !ok || (hit && (tc > best.T || (tc == best.T && s.id > bestID))) {
 			continue // no contact, or not before the first found
 		}
-		if h := discHit(start, m, s.pos, s.r, tc); dot2(h.Normal, m) < 0 {
+		if h := discHit(start, m, s.pos, s.r, tc); geom.Dot(h.Normal, m) < 0 {
 			best, bestID, hit = h, s.id, true
 		}
 	}
@@ -276,7 +276,7 @@ func (g *Game) moveProjectile(r *Region, e *Entity) {
 	var target *Entity
 	eg := &r.grid
 	reach := e.radius + eg.maxR + g.maxMotion
-	end := add2(start, m)
+	end := geom.Add(start, m)
 	x0, y0, x1, y1 := eg.span(mgl32.Vec2{min(start[0], end[0]) - reach, min(start[1], end[1]) - reach},
 		mgl32.Vec2{max(start[0], end[0]) + reach, max(start[1], end[1]) + reach})
 	for y := y0; y <= y1; y++ {
@@ -298,7 +298,7 @@ func (g *Game) moveProjectile(r *Region, e *Entity) {
 	}
 	moved := m
 	if target != nil || hitWall {
-		moved = scale2(m, best.T)
+		moved = geom.Scale(m, best.T)
 		res := PowerResult{
 			Power: e.power.power, Frame: g.frame, Source: e.power.source, Projectile: e.id,
 			Point: best.Point, Normal: best.Normal, Damage: BoltDamage,
@@ -314,7 +314,7 @@ func (g *Game) moveProjectile(r *Region, e *Entity) {
 		e.dead = true
 		g.destroys++
 	}
-	e.pos = add2(start, moved)
+	e.pos = geom.Add(start, moved)
 	e.changed = g.frame
 	sw.End = e.pos
 	e.sweep = sw
@@ -375,7 +375,7 @@ func (g *Game) overlapsIn(r *Region, cur []pair) []pair {
 					continue
 				}
 				rr := e.radius + o.radius
-				if lenSq2(sub2(o.pos, e.pos)) >= float32(rr*rr) {
+				if geom.LenSq(geom.Sub(o.pos, e.pos)) >= float32(rr*rr) {
 					continue
 				}
 				p := pair{e.id, o.id}

@@ -10,6 +10,8 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/navi"
 	"github.com/twinframe/twinframe/shared/world"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 func TestHeadOnCollision(t *testing.T) {
@@ -44,7 +46,7 @@ func TestOverlapEvents(t *testing.T) {
 	reached := false
 	for range 120 {
 		run(t, g, 1)
-		reached = reached || dist2(g.Entity(ghost).Pos(), mgl32.Vec2{70, 64}) < 0.01
+		reached = reached || geom.Dist(g.Entity(ghost).Pos(), mgl32.Vec2{70, 64}) < 0.01
 		for _, ev := range g.Events() {
 			if ev.Kind == OnOverlapBegin || ev.Kind == OnOverlapEnd {
 				if ev.A != dummy || ev.B != ghost {
@@ -345,13 +347,13 @@ func TestWallsMatchMesh(t *testing.T) {
 	r := g.Region(0)
 	for _, s := range r.walls.segs {
 		mid := mgl32.Vec2{(s.A[0] + s.B[0]) / 2, (s.A[1] + s.B[1]) / 2}
-		d, l := unit2(sub2(s.B, s.A))
+		d, l := geom.Unit(geom.Sub(s.B, s.A))
 		if l == 0 {
 			t.Fatal("degenerate wall")
 		}
 		n := mgl32.Vec2{-d[1], d[0]}
-		left := r.mesh.FlagsAt(axpy2(mid, n, 1e-3))&navi.Walk != 0
-		right := r.mesh.FlagsAt(axpy2(mid, n, -1e-3))&navi.Walk != 0
+		left := r.mesh.FlagsAt(geom.Axpy(mid, n, 1e-3))&navi.Walk != 0
+		right := r.mesh.FlagsAt(geom.Axpy(mid, n, -1e-3))&navi.Walk != 0
 		if left == right && r.mesh.Bounds().Min[0] < mid[0] && mid[0] < r.mesh.Bounds().Max[0] &&
 			r.mesh.Bounds().Min[1] < mid[1] && mid[1] < r.mesh.Bounds().Max[1] {
 			t.Errorf("wall %v: walkable on both or neither side", s)
@@ -382,7 +384,7 @@ func TestCellSpawnableArea(t *testing.T) {
 	for _, sa := range before {
 		sum += float64(sa)
 	}
-	whole := float64(r.Mesh().SpawnableArea(navi.AABB{Min: mgl32.Vec2{0, 0}, Max: mgl32.Vec2{192, 192}}))
+	whole := float64(r.Mesh().SpawnableArea(geom.AABB{Min: mgl32.Vec2{0, 0}, Max: mgl32.Vec2{192, 192}}))
 	if math.Abs(sum-whole) > 1e-4*whole {
 		t.Fatalf("cells add up to %.2f m², the region has %.2f", sum, whole)
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/world"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // spawnGap is the extra distance between the discs of entities spawned together.
@@ -132,7 +134,7 @@ func (g *Game) blocked(r *Region, p mgl32.Vec2, rad float32, except EntityID) bo
 				continue
 			}
 			rr := rad + o.radius + Skin
-			if lenSq2(sub2(o.pos, p)) < float32(rr*rr) {
+			if geom.LenSq(geom.Sub(o.pos, p)) < float32(rr*rr) {
 				return true
 			}
 		}
@@ -167,7 +169,7 @@ func (g *Game) findSpot(r *Region, p mgl32.Vec2, rad float32, c Collision, maxDi
 				if !free(q) {
 					continue
 				}
-				if d := lenSq2(sub2(q, p)); bestD < 0 || d < bestD {
+				if d := geom.LenSq(geom.Sub(q, p)); bestD < 0 || d < bestD {
 					best, bestD = q, d
 				}
 			}

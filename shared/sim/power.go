@@ -8,6 +8,8 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/world"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // ProtoProjectile is the prototype id of projectiles, which the world tables do not
@@ -110,13 +112,13 @@ func (g *Game) Fire(id EntityID, at mgl32.Vec2) (EntityID, error) {
 	if err != nil {
 		return 0, err
 	}
-	if !finite2(at) {
+	if !geom.Finite2(at) {
 		return 0, ErrNotFinite
 	}
 	if e.power.power != 0 {
 		return 0, fmt.Errorf("%w: %d", ErrCannotFire, id)
 	}
-	dir, l := unit2(sub2(at, e.pos))
+	dir, l := geom.Unit(geom.Sub(at, e.pos))
 	if l == 0 {
 		return 0, ErrZeroDirection
 	}
@@ -131,7 +133,7 @@ func (g *Game) Fire(id EntityID, at mgl32.Vec2) (EntityID, error) {
 	}
 	e.nextFire = first + g.world.FireCooldown(PowerBolt)
 	r := g.regionOf(e)
-	start := axpy2(e.pos, dir, e.radius+BoltRadius+boltSpawnMargin)
+	start := geom.Axpy(e.pos, dir, e.radius+BoltRadius+boltSpawnMargin)
 	if r == nil || !r.mesh.Contains(start, BoltRadius, walkFlags) {
 		start = e.pos // too close to a wall: start inside the shooter
 	}
@@ -142,7 +144,7 @@ func (g *Game) Fire(id EntityID, at mgl32.Vec2) (EntityID, error) {
 		power:      projectile{power: PowerBolt, source: id, dir: dir, end: first + flightFrames(BoltRange, BoltSpeed) - 1},
 	}
 	p.loco.mode = Direct
-	p.loco.path = []mgl32.Vec2{start, axpy2(start, dir, BoltRange)}
+	p.loco.path = []mgl32.Vec2{start, geom.Axpy(start, dir, BoltRange)}
 	p.loco.next = 1
 	g.insert(p)
 	e.yaw = yawTo(dir, e.yaw)

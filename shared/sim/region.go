@@ -14,7 +14,7 @@ import (
 type Region struct {
 	id     int32
 	name   string
-	bounds navi.AABB
+	bounds geom.AABB
 	mesh   *navi.Mesh
 	query  *navi.Query
 	path   navi.Path
@@ -33,7 +33,7 @@ type Region struct {
 // out), and the spawnable area of each of its parts in an area.
 type cell struct {
 	id        int32
-	box       navi.AABB
+	box       geom.AABB
 	spawnable float32
 	parts     []cellPart
 }
@@ -41,7 +41,7 @@ type cell struct {
 // cellPart is where a cell and an area overlap.
 type cellPart struct {
 	area      int32
-	box       navi.AABB
+	box       geom.AABB
 	spawnable float32
 }
 
@@ -85,7 +85,7 @@ func newRegion(w *world.World, wr *world.Region) (*Region, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Region{id: wr.ID, name: wr.Name, bounds: navi.AABB{Min: wr.Min, Max: wr.Max}, mesh: m, query: navi.NewQuery(m)}
+	r := &Region{id: wr.ID, name: wr.Name, bounds: geom.AABB{Min: wr.Min, Max: wr.Max}, mesh: m, query: navi.NewQuery(m)}
 	var ids []navi.BlackOutZoneID
 	m.BlackOutZones(func(id navi.BlackOutZoneID, _ mgl32.Vec2, _ float32) { ids = append(ids, id) })
 	for i := range w.Areas {
@@ -123,12 +123,12 @@ func newRegion(w *world.World, wr *world.Region) (*Region, error) {
 		if wc.Region != wr.ID {
 			continue
 		}
-		c := cell{id: wc.ID, box: navi.AABB{Min: wc.Min, Max: add2(wc.Min, wc.Size)}}
+		c := cell{id: wc.ID, box: geom.AABB{Min: wc.Min, Max: geom.Add(wc.Min, wc.Size)}}
 		for _, a := range r.areas {
 			lo := mgl32.Vec2{max(c.box.Min[0], a.min[0]), max(c.box.Min[1], a.min[1])}
 			hi := mgl32.Vec2{min(c.box.Max[0], a.max[0]), min(c.box.Max[1], a.max[1])}
 			if lo[0] < hi[0] && lo[1] < hi[1] {
-				c.parts = append(c.parts, cellPart{area: a.id, box: navi.AABB{Min: lo, Max: hi}})
+				c.parts = append(c.parts, cellPart{area: a.id, box: geom.AABB{Min: lo, Max: hi}})
 			}
 		}
 		r.cells = append(r.cells, c)
@@ -239,7 +239,7 @@ type cells struct {
 	lastY  float32
 }
 
-func (c *cells) init(b navi.AABB, size float32) {
+func (c *cells) init(b geom.AABB, size float32) {
 	c.min = b.Min
 	c.inv = 1 / size
 	c.nx = max(1, int32((b.Max[0]-b.Min[0])*c.inv)+1)
@@ -342,8 +342,8 @@ func (w *wallGrid) build(m *navi.Mesh, size float32) {
 			si:  si,
 			seg: s,
 		}
-		if n, l := unit2(mgl32.Vec2{s.A[1] - s.B[1], s.B[0] - s.A[0]}); l > 0 {
-			ws.n, ws.off = n, dot2(n, s.A)
+		if n, l := geom.Unit(mgl32.Vec2{s.A[1] - s.B[1], s.B[0] - s.A[0]}); l > 0 {
+			ws.n, ws.off = n, geom.Dot(n, s.A)
 		}
 		w.items[w.start[c]+fill[c]] = ws
 		fill[c]++
@@ -370,8 +370,8 @@ func (w *wallGrid) near(p mgl32.Vec2, d float32) bool {
 
 // sweepEdges is sweep on the edges of the cells the motion's box touches.
 func (w *wallGrid) sweepEdges(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
-	end := add2(c.Center, motion)
-	lo, hi := sub2(lo2(c.Center, end), vec(c.Radius)), add2(hi2(c.Center, end), vec(c.Radius))
+	end := geom.Add(c.Center, motion)
+	lo, hi := geom.Sub(lo2(c.Center, end), vec(c.Radius)), geom.Add(hi2(c.Center, end), vec(c.Radius))
 	x0, y0, x1, y1 := w.span(lo, hi)
 	reach := c.Radius + wallSlack
 	best, bestSeg, found := geom.Hit{}, int32(-1), false
@@ -385,13 +385,13 @@ func (w *wallGrid) sweepEdges(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool)
 				}
 				// Both ends of the motion farther than the radius on the same side of the
 				// edge's line: no contact.
-				d0 := dot2(s.n, c.Center) - s.off
-				d1 := dot2(s.n, end) - s.off
+				d0 := geom.Dot(s.n, c.Center) - s.off
+				d1 := geom.Dot(s.n, end) - s.off
 				if (d0 > reach && d1 > reach) || (d0 < -reach && d1 < -reach) {
 					continue
 				}
 				h, ok := geom.SweepCircleSegment(c, motion, s.seg)
-				if !ok || dot2(h.Normal, motion) >= 0 {
+				if !ok || geom.Dot(h.Normal, motion) >= 0 {
 					continue
 				}
 				if !found || h.T < best.T || (h.T == best.T && s.si < bestSeg) {
@@ -410,7 +410,7 @@ func (w *wallGrid) clear(p mgl32.Vec2, r float32) bool {
 	if !w.near(p, r) {
 		return true
 	}
-	lo, hi := sub2(p, vec(r)), add2(p, vec(r))
+	lo, hi := geom.Sub(p, vec(r)), geom.Add(p, vec(r))
 	x0, y0, x1, y1 := w.span(lo, hi)
 	for y := y0; y <= y1; y++ {
 		for x := x0; x <= x1; x++ {
@@ -420,11 +420,11 @@ func (w *wallGrid) clear(p mgl32.Vec2, r float32) bool {
 				if s.hi[0] < lo[0] || s.lo[0] > hi[0] || s.hi[1] < lo[1] || s.lo[1] > hi[1] {
 					continue
 				}
-				if d := dot2(s.n, p) - s.off; d > r+wallSlack || d < -(r+wallSlack) {
+				if d := geom.Dot(s.n, p) - s.off; d > r+wallSlack || d < -(r+wallSlack) {
 					continue
 				}
 				q, _ := geom.ClosestPointOnSegment(p, s.seg)
-				if lenSq2(sub2(q, p)) < float32(r*r) {
+				if geom.LenSq(geom.Sub(q, p)) < float32(r*r) {
 					return false
 				}
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/twinframe/twinframe/shared/world"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Restore inserts into the game an entity unpacked from a Database or Migration archive
@@ -30,11 +32,11 @@ func (g *Game) Restore(saved *Entity) (EntityID, error) {
 	if r == nil {
 		return 0, fmt.Errorf("%w: %d", ErrNoRegion, saved.region)
 	}
-	if !finite2(saved.pos) || !finite(saved.yaw) || !finite(saved.speed) || saved.speed < 0 {
+	if !geom.Finite2(saved.pos) || !geom.Finite(saved.yaw) || !geom.Finite(saved.speed) || saved.speed < 0 {
 		return 0, ErrNotFinite
 	}
 	for _, p := range saved.loco.path {
-		if !finite2(p) {
+		if !geom.Finite2(p) {
 			return 0, ErrNotFinite
 		}
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // saveEntity packs e as a Database archive and unpacks it, as a save and a later load do.
@@ -71,7 +73,7 @@ func TestRestoreWalkingAvatar(t *testing.T) {
 		}
 		run(t, g2, 1)
 	}
-	if d := dist2(e.Pos(), goal); d > 0.05 {
+	if d := geom.Dist(e.Pos(), goal); d > 0.05 {
 		t.Fatalf("restored walk ended at %v, %.2f m from the goal", e.Pos(), d)
 	}
 }
@@ -96,7 +98,7 @@ func TestRestore(t *testing.T) {
 			}
 		}},
 		{name: "occupied spot", occupy: true, check: func(t *testing.T, e *Entity) {
-			if d := dist2(e.Pos(), mgl32.Vec2{64, 64}); d < 0.9 || d > 8*math.Sqrt2 {
+			if d := geom.Dist(e.Pos(), mgl32.Vec2{64, 64}); d < 0.9 || d > 8*math.Sqrt2 {
 				t.Errorf("placed %.2f m from the occupied spot, at %v", d, e.Pos())
 			}
 		}},

@@ -9,6 +9,8 @@ import (
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/sim/schedule"
 	"github.com/twinframe/twinframe/shared/world"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Serialize packs or unpacks the whole simulation state of the game: frame, next id,
@@ -93,7 +95,7 @@ func (g *Game) checkUnpacked() error {
 		if g.Region(e.region) == nil {
 			return fmt.Errorf("%w: entity %d in region %d", ErrWorld, e.id, e.region)
 		}
-		if !finite2(e.pos) || !finite(e.yaw) || !(e.radius >= 0) || !(e.speed >= 0) {
+		if !geom.Finite2(e.pos) || !geom.Finite(e.yaw) || !(e.radius >= 0) || !(e.speed >= 0) {
 			return fmt.Errorf("%w: entity %d has non-finite fields", ErrCorrupt, e.id)
 		}
 	}

@@ -40,12 +40,12 @@ func discT(d, m mgl32.Vec2, c, dm, mm, rr2 float32) (float32, bool) {
 // discHit returns the contact at time t: the normal from the other centre
 // to the moved one, and the point on the other disc.
 func discHit(start, m, p mgl32.Vec2, r, t float32) geom.Hit {
-	n, ok := geom.Unit(sub2(axpy2(start, m, t), p))
-	if !ok {
+	n, l := geom.Unit(geom.Sub(geom.Axpy(start, m, t), p))
+	if !(l > 0) {
 		// Coincident centres: push back against the motion.
-		if n, ok = geom.Unit(mgl32.Vec2{-m[0], -m[1]}); !ok {
+		if n, l = geom.Unit(mgl32.Vec2{-m[0], -m[1]}); !(l > 0) {
 			n = mgl32.Vec2{1, 0}
 		}
 	}
-	return geom.Hit{T: t, Point: axpy2(p, n, r), Normal: n}
+	return geom.Hit{T: t, Point: geom.Axpy(p, n, r), Normal: n}
 }

@@ -29,28 +29,28 @@ func TestSweepDiscMatchesGeom(t *testing.T) {
 		var p mgl32.Vec2
 		switch i % 5 {
 		case 0: // anywhere near
-			p = axpy2(start, mgl32.Vec2{rng.Float32()*2 - 1, rng.Float32()*2 - 1}, 6)
+			p = geom.Axpy(start, mgl32.Vec2{rng.Float32()*2 - 1, rng.Float32()*2 - 1}, 6)
 		case 1: // near the edge of the swept path (grazing)
 			u := rng.Float32()*1.4 - 0.2
 			side := mgl32.Vec2{-m[1], m[0]}
-			if n, l := unit2(side); l > 0 {
+			if n, l := geom.Unit(side); l > 0 {
 				side = n
 			}
-			p = axpy2(axpy2(start, m, u), side, rr*(0.98+rng.Float32()*0.04))
+			p = geom.Axpy(geom.Axpy(start, m, u), side, rr*(0.98+rng.Float32()*0.04))
 		case 2: // on the path
-			p = axpy2(start, m, rng.Float32()*1.5)
+			p = geom.Axpy(start, m, rng.Float32()*1.5)
 		case 3: // overlapping or touching at the start
-			p = axpy2(start, mgl32.Vec2{rng.Float32()*2 - 1, rng.Float32()*2 - 1}, rr*0.7)
+			p = geom.Axpy(start, mgl32.Vec2{rng.Float32()*2 - 1, rng.Float32()*2 - 1}, rr*0.7)
 		default: // at the start, or exactly rr away along an axis
 			if rng.IntN(2) == 0 {
 				p = start
 			} else {
-				p = add2(start, mgl32.Vec2{rr, 0})
+				p = geom.Add(start, mgl32.Vec2{rr, 0})
 			}
 		}
 		want, wok := geom.SweepCircleCircle(geom.Circle{Center: start, Radius: ra}, m, geom.Circle{Center: p, Radius: rb})
-		d := sub2(p, start)
-		got, ok := sweepDisc(start, m, p, rb, d, dot2(d, m), lenSq2(m), float32(rr*rr))
+		d := geom.Sub(p, start)
+		got, ok := sweepDisc(start, m, p, rb, d, geom.Dot(d, m), geom.LenSq(m), float32(rr*rr))
 		if ok != wok || (ok && !sameHit(got, want)) {
 			t.Fatalf("seed %d, case %d: sweepDisc(%v, %v, %v, %g, %g) = %+v %v, geom gives %+v %v",
 				seed, i, start, m, p, ra, rb, got, ok, want, wok)
@@ -67,7 +67,7 @@ func TestSweepDiscMatchesGeom(t *testing.T) {
 // sweepDisc is discT, then discHit for the contact: what sweepNear computes for a
 // candidate that can become its first hit.
 func sweepDisc(start, m, p mgl32.Vec2, r float32, d mgl32.Vec2, dm, mm, rr2 float32) (geom.Hit, bool) {
-	t, ok := discT(d, m, lenSq2(d)-rr2, dm, mm, rr2)
+	t, ok := discT(d, m, geom.LenSq(d)-rr2, dm, mm, rr2)
 	if !ok {
 		return geom.Hit{}, false
 	}

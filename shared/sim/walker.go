@@ -3,6 +3,8 @@ package sim
 import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Walker moves an entity along its path the way the locomotor moves it when
@@ -53,7 +55,7 @@ func (w *Walker) PathLen() int { return len(w.loco.path) }
 // Walking reports whether a Step would move the walker: it has a node left to
 // walk to and a positive speed.
 func (w *Walker) Walking() bool {
-	return w.Next >= 0 && w.Next < len(w.loco.path) && w.Speed > 0 && finite(w.Speed)
+	return w.Next >= 0 && w.Next < len(w.loco.path) && w.Speed > 0 && geom.Finite(w.Speed)
 }
 
 // Step advances the walker one frame and reports whether it is still walking
@@ -67,8 +69,8 @@ func (w *Walker) Step() bool {
 	w.loco.next = int32(w.Next)
 	step := float32(min(w.Speed, MaxSpeed) * FrameSeconds)
 	p, planNext := w.loco.advance(from, step)
-	motion := sub2(p, from)
-	w.Pos = add2(from, motion) // what physics does with an unblocked motion
+	motion := geom.Sub(p, from)
+	w.Pos = geom.Add(from, motion) // what physics does with an unblocked motion
 	w.Next = int(w.loco.passedCorners(planNext, w.Pos))
 	w.Yaw = faceMotion(motion, w.Yaw, step)
 	return w.Walking()

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // TestWalkerFollowsTheLocomotor: a Walker started from an unobstructed entity's
@@ -50,7 +52,7 @@ func TestWalkerFollowsTheLocomotor(t *testing.T) {
 					t.Fatalf("frame %d: walker walking %v, entity mode %v", g.Frame(), walking, e.Mode())
 				}
 			}
-			if frames < 10 || e.Mode() != Idle || dist2(e.Pos(), c.to) > 0.01 {
+			if frames < 10 || e.Mode() != Idle || geom.Dist(e.Pos(), c.to) > 0.01 {
 				t.Fatalf("after %d frames the entity is %v at %v, want idle at %v", frames, e.Mode(), e.Pos(), c.to)
 			}
 			if w.Step() || w.Pos != e.Pos() {

@@ -7,6 +7,8 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 
 	"github.com/twinframe/twinframe/shared/navi"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // quarterYaw is the yaw of a prop turned by Marker.Rot quarter turns.
@@ -195,7 +197,7 @@ func (w *World) geometry(region int32) (navi.Geometry, []source, error) {
 	found := false
 	for _, r := range w.Regions {
 		if r.ID == region {
-			g.Bounds, found = navi.AABB{Min: r.Min, Max: r.Max}, true
+			g.Bounds, found = geom.AABB{Min: r.Min, Max: r.Max}, true
 		}
 	}
 	if !found {
@@ -234,7 +236,7 @@ func (w *World) geometry(region int32) (navi.Geometry, []source, error) {
 		srcs = append(srcs, source{pr.Footprint, e.ID})
 	}
 	for _, z := range w.BlackoutZones(region) {
-		g.Zones = append(g.Zones, navi.Circle{Center: z.Center, Radius: z.Radius})
+		g.Zones = append(g.Zones, geom.Circle{Center: z.Center, Radius: z.Radius})
 	}
 	return g, srcs, nil
 }

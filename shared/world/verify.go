@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // index maps the ids of one table to row indices.
@@ -17,15 +19,6 @@ type indexes struct {
 	region, cell, area, polygon, marker, proto, propSet, population, rule, power index
 	// ring[p] lists the Vertex row indices of polygon id p in ring order.
 	ring map[int32][]int
-}
-
-func finite(xs ...float32) bool {
-	for _, x := range xs {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // coords reports whether every coordinate is finite and within ±MaxCoordinate.
@@ -144,7 +137,7 @@ func (w *World) verifyRegions(p *problems, ix *indexes) {
 	}
 	for i, r := range c.Regions {
 		switch {
-		case !finite(r.Min[0], r.Min[1], r.Max[0], r.Max[1]) || !(r.Min[0] < r.Max[0] && r.Min[1] < r.Max[1]):
+		case !(geom.Finite2(r.Min) && geom.Finite2(r.Max)) || !(r.Min[0] < r.Max[0] && r.Min[1] < r.Max[1]):
 			p.add("region", i, "bounds %v..%v empty or not finite", r.Min, r.Max)
 		case !coords(r.Min[0], r.Min[1], r.Max[0], r.Max[1]):
 			p.add("region", i, "bounds %v..%v beyond ±%d m", r.Min, r.Max, MaxCoordinate)
@@ -161,7 +154,7 @@ func (w *World) verifyRegions(p *problems, ix *indexes) {
 		r := c.Regions[ri]
 		hi := cl.Min.Add(cl.Size)
 		switch {
-		case !finite(cl.Min[0], cl.Min[1], cl.Size[0], cl.Size[1]) || !(cl.Size[0] > 0 && cl.Size[1] > 0):
+		case !(geom.Finite2(cl.Min) && geom.Finite2(cl.Size)) || !(cl.Size[0] > 0 && cl.Size[1] > 0):
 			p.add("cell", i, "size %v not positive", cl.Size)
 			continue
 		case !inside(cl.Min, r.Min, r.Max) || !inside(hi, r.Min, r.Max):
@@ -198,7 +191,7 @@ func (w *World) verifyAreas(p *problems, ix *indexes) {
 			continue
 		}
 		r := c.Regions[ri]
-		if !finite(a.Min[0], a.Min[1], a.Max[0], a.Max[1]) || !(a.Min[0] < a.Max[0] && a.Min[1] < a.Max[1]) {
+		if !(geom.Finite2(a.Min) && geom.Finite2(a.Max)) || !(a.Min[0] < a.Max[0] && a.Min[1] < a.Max[1]) {
 			p.add("area", i, "bounds %v..%v empty or not finite", a.Min, a.Max)
 			continue
 		}
@@ -238,7 +231,7 @@ func (w *World) verifyPolygons(p *problems, ix *indexes) {
 			p.add("vertex", i, "unknown polygon %d", v.Polygon)
 			continue
 		}
-		if !finite(v.Pos[0], v.Pos[1]) {
+		if !geom.Finite2(v.Pos) {
 			p.add("vertex", i, "position not finite")
 			continue
 		}
@@ -371,13 +364,13 @@ func (w *World) verifyPrototypes(p *problems, ix *indexes) {
 	const known = FlagPlayer | FlagNPC | FlagProp | FlagStatic | FlagWander
 	for i, pr := range c.Prototypes {
 		switch {
-		case !finite(pr.Radius) || !(pr.Radius > 0):
+		case !geom.Finite(pr.Radius) || !(pr.Radius > 0):
 			p.add("prototype", i, "radius %g not positive", pr.Radius)
 		case pr.Radius > MaxRadius:
 			p.add("prototype", i, "radius %g above %d m", pr.Radius, MaxRadius)
 		}
 		switch {
-		case !finite(pr.Speed) || pr.Speed < 0:
+		case !geom.Finite(pr.Speed) || pr.Speed < 0:
 			p.add("prototype", i, "speed %g negative or not finite", pr.Speed)
 		case pr.Speed > MaxSpeed:
 			p.add("prototype", i, "speed %g above %d m/s", pr.Speed, MaxSpeed)
@@ -441,7 +434,7 @@ func (w *World) verifyMarkers(p *problems, ix *indexes) {
 			continue
 		}
 		ar := c.Areas[ai]
-		if !finite(m.Pos[0], m.Pos[1], m.Radius) || m.Radius < 0 {
+		if !(geom.Finite2(m.Pos) && geom.Finite(m.Radius)) || m.Radius < 0 {
 			p.add("marker", i, "position or radius not finite, or radius negative")
 			continue
 		}
@@ -502,7 +495,7 @@ func (w *World) verifyPopulations(p *problems, ix *indexes) {
 			p.add("population", i, "prototype %s is a player or static", c.Prototypes[pi].Name)
 		}
 		switch {
-		case !finite(pop.Density) || pop.Density < 0:
+		case !geom.Finite(pop.Density) || pop.Density < 0:
 			p.add("population", i, "density %g negative or not finite", pop.Density)
 		case pop.Density > MaxDensity:
 			p.add("population", i, "density %g above %d per 1000 m²", pop.Density, MaxDensity)

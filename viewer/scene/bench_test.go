@@ -9,12 +9,14 @@ import (
 	"github.com/twinframe/twinframe/internal/cputime"
 	"github.com/twinframe/twinframe/shared/navi"
 	"github.com/twinframe/twinframe/viewer/draw"
+
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // gridMesh builds a navmesh of a 200 m square with n×n small square obstacles.
 func gridMesh(tb testing.TB, n int) *navi.Mesh {
 	tb.Helper()
-	g := navi.Geometry{Bounds: navi.AABB{Max: mgl32.Vec2{200, 200}}}
+	g := navi.Geometry{Bounds: geom.AABB{Max: mgl32.Vec2{200, 200}}}
 	g.Polygons = append(g.Polygons, navi.Polygon{Kind: navi.Walkable, Points: []mgl32.Vec2{{0, 0}, {200, 0}, {200, 200}, {0, 200}}})
 	step := float32(200) / float32(n+1)
 	for i := 1; i <= n; i++ {
