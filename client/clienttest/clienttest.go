@@ -2,7 +2,7 @@
 // behind a real websocket on a loopback httptest server, for tests of the client
 // and of anything built on it, until they run against the real server.
 //
-// The server speaks the protocol of DESIGN.md §5: the first client message must
+// The server speaks the protocol of docs/ARCHITECTURE.md §5: the first client message must
 // be NetMessageLogin; it answers with the login result and the region change in
 // one packet, then sends every session one packet per frame. It keeps accounts
 // as the real server does, in memory: a name's first login sets its password

@@ -158,7 +158,7 @@ func violates(dep string, standard bool, r rule) string {
 	return ""
 }
 
-// Non-deterministic sources the simulation must never touch (DESIGN.md §6).
+// Non-deterministic sources the simulation must never touch (docs/ARCHITECTURE.md §6).
 var forbiddenCalls = map[string]map[string]bool{
 	"time": {"Now": true, "Since": true, "Until": true, "Sleep": true, "After": true,
 		"Tick": true, "NewTimer": true, "NewTicker": true, "AfterFunc": true},

@@ -14,7 +14,7 @@ import (
 
 // goldenHash is the hash of a build and a run of queries on it; the test
 // runs natively and under GOOS=js GOARCH=wasm, and both must produce it
-// (DESIGN.md §6). GOAMD64=v3 go test checks that no fused multiply-add
+// (docs/ARCHITECTURE.md §6). GOAMD64=v3 go test checks that no fused multiply-add
 // changes a result (the compiler fuses a*b+c there, as on arm64). Update
 // it only for an intended change of results.
 const goldenHash = "32331d1ba4e7b09b"

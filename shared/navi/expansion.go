@@ -13,7 +13,7 @@ package navi
 // rounding error of one.
 //
 // Every product is rounded by an explicit float64 conversion, so the
-// compiler cannot fuse it with the following addition (DESIGN.md §6): the
+// compiler cannot fuse it with the following addition (docs/ARCHITECTURE.md §6): the
 // error-free transformations below depend on each operation rounding once.
 
 // splitter is 2^27 + 1: Split cuts a float64 into two 26-bit halves.

@@ -46,7 +46,7 @@ func (a AOI) Sees(center, p mgl32.Vec2, was bool) bool {
 // (ascending), candidates every entity of the region (ascending by id), self the
 // client's avatar (always in view). It appends to add the ids that enter and to
 // remove those that leave (both ascending; an id in visible that is no longer a
-// candidate leaves) and returns them. Order of work for a frame, as DESIGN.md §3
+// candidate leaves) and returns them. Order of work for a frame, as docs/ARCHITECTURE.md §3
 // says: removes, then adds, then changes.
 func (a AOI) Update(center mgl32.Vec2, self uint64, visible []uint64, candidates []Candidate, add, remove []uint64) ([]uint64, []uint64) {
 	i := 0

@@ -5,7 +5,7 @@
 //
 // # Design note
 //
-// A frame (Step) follows DESIGN.md §3: queued inputs; scheduled events and wander
+// A frame (Step) follows docs/ARCHITECTURE.md §3: queued inputs; scheduled events and wander
 // decisions; locomotion (each mover's desired motion, speed × 50 ms along its path of
 // straight legs and circle-tangent arcs round the corners' obstacle vertices, as the
 // Marvel Heroes locomotor does; see arc.go);

@@ -288,7 +288,7 @@ func (g *Game) compact() {
 	g.destroys = 0
 }
 
-// Step runs one frame, in the order of DESIGN.md §3: queued inputs (Enqueue), scheduled
+// Step runs one frame, in the order of docs/ARCHITECTURE.md §3: queued inputs (Enqueue), scheduled
 // events and wander decisions, locomotion, physics with its events, then deferred work
 // (hotspot actions, destroys, population top-up). Events, PowerResults and Rejected
 // describe the frame afterwards. Step returns an error only when the scheduler's cascade

@@ -14,7 +14,7 @@
 // (joins, the status page, HTTP xdumps, live edits) are functions the loop runs
 // at the next frame boundary.
 //
-// A frame follows DESIGN.md §3: drain the inboxes (inputs are held until the
+// A frame follows docs/ARCHITECTURE.md §3: drain the inboxes (inputs are held until the
 // frame they are stamped with, at most MaxInputLead frames ahead), step the game
 // unless paused, then replicate. Clients walk the entities they hold along their
 // replicated paths (replica.Remote), and the server walks the same copy per

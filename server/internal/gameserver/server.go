@@ -378,7 +378,7 @@ func (s *Server) runRequests() {
 	}
 }
 
-// frame is one tick of the frame loop (DESIGN.md §3).
+// frame is one tick of the frame loop (docs/ARCHITECTURE.md §3).
 func (s *Server) frame(loopFrame uint64) error {
 	if s.cfg.FrameStart != nil {
 		s.cfg.FrameStart(loopFrame)

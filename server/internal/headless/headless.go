@@ -39,7 +39,7 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// The headless run (DESIGN.md §1 job 4): the real server in-process on a loopback
+// The headless run (docs/ARCHITECTURE.md §1 job 4): the real server in-process on a loopback
 // port, M bot clients over real websockets, N frames, checks every frame.
 //
 // Design note: the run is lockstep. The server's frame loop gets a stepClock

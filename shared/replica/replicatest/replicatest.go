@@ -1,7 +1,7 @@
 // Package replicatest is a scripted, socket-free Twinframe server for tests of
 // clients: it runs a real sim.Game, logs clients in, applies their inputs at the
 // frames they are stamped with, and builds each client's messages of a frame the
-// way DESIGN.md §3 and §5 describe (server frame first; AOI removes, then adds,
+// way docs/ARCHITECTURE.md §3 and §5 describe (server frame first; AOI removes, then adds,
 // then relative locomotion changes).
 //
 // Tests drive it by hand, frame by frame, and can reorder, delay or drop what it

@@ -4,7 +4,7 @@
 // # Design note
 //
 // A State carries a field-flag set saying which parts are present. Positions use
-// fixed point with precision 3 and yaw precision 6 (DESIGN.md §4). Path nodes are
+// fixed point with precision 3 and yaw precision 6 (docs/ARCHITECTURE.md §4). Path nodes are
 // written as integer deltas from the previous node in fixed-point units (the first
 // from the state's position), so quantization never accumulates along a path: the
 // unpacker rebuilds exactly the quantized nodes the packer saw. With the Relative
