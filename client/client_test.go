@@ -13,7 +13,7 @@ import (
 	"github.com/twinframe/twinframe/client/clienttest"
 	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 )
 
 // play runs a client against a server stepping at 20 Hz for d: the client
@@ -30,7 +30,7 @@ func play(t *testing.T, srv *clienttest.Server, c *client.Client, d time.Duratio
 		t.Fatal(err)
 	}
 	var pts []mgl32.Vec2
-	srv.Do(func(sim *replicatest.Server) { pts = sim.Game.Region(0).SpawnPoints() })
+	srv.Do(func(sim *replicationtest.Server) { pts = sim.Game.Region(0).SpawnPoints() })
 	tick := time.NewTicker(replica.FrameDuration)
 	defer tick.Stop()
 	for i := 0; time.Duration(i)*replica.FrameDuration < d; i++ {
@@ -64,7 +64,7 @@ func play(t *testing.T, srv *clienttest.Server, c *client.Client, d time.Duratio
 // at the frames they carry), and the clock measures the round trip.
 func TestClientOverSimulatedNetwork(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv, err := clienttest.NewServer(&replicatest.Options{NoPopulation: true})
+		srv, err := clienttest.NewServer(&replicationtest.Options{NoPopulation: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestClientOverSimulatedNetwork(t *testing.T) {
 
 // Over a real websocket on loopback, in real time.
 func TestClientOverWebsocket(t *testing.T) {
-	srv, err := clienttest.NewServer(&replicatest.Options{Seed: 9})
+	srv, err := clienttest.NewServer(&replicationtest.Options{Seed: 9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestClientOverWebsocket(t *testing.T) {
 // sent the avatar, then true, every time it is asked.
 func TestReady(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv, err := clienttest.NewServer(&replicatest.Options{Seed: 1, NoPopulation: true})
+		srv, err := clienttest.NewServer(&replicationtest.Options{Seed: 1, NoPopulation: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestReady(t *testing.T) {
 // (or the password a first login set): without it WaitReady reports the refusal.
 func TestAccountSecrets(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv, err := clienttest.NewServer(&replicatest.Options{Seed: 1, NoPopulation: true})
+		srv, err := clienttest.NewServer(&replicationtest.Options{Seed: 1, NoPopulation: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,7 +22,7 @@ import (
 	"github.com/twinframe/twinframe/client/clienttest"
 	"github.com/twinframe/twinframe/internal/testenv"
 	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 	"github.com/twinframe/twinframe/web"
 	"github.com/twinframe/twinframe/web/webtest"
 )
@@ -212,7 +212,7 @@ func testSandbox(t *testing.T, bctx context.Context, wasmDir string) {
 // latency shows up as prediction drift.
 func testNetwork(t *testing.T, bctx context.Context, wasmDir string) {
 	start := time.Now()
-	cs, err := clienttest.NewServer(&replicatest.Options{Seed: 5, IgnoreClientFrame: true})
+	cs, err := clienttest.NewServer(&replicationtest.Options{Seed: 5, IgnoreClientFrame: true})
 	if err != nil {
 		t.Fatal(err)
 	}

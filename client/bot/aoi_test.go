@@ -13,8 +13,8 @@ import (
 	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
-	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"google.golang.org/protobuf/proto"
@@ -54,7 +54,7 @@ func TestInFlight(t *testing.T) {
 // replicated state is still next to the avatar.
 func TestCheckAOIJudgesProjectilesInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		srv, err := replicatest.NewServer(&replicatest.Options{Seed: 1, NoPopulation: true})
+		srv, err := replicationtest.NewServer(&replicationtest.Options{Seed: 1, NoPopulation: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestCheckAOIJudgesProjectilesInFlight(t *testing.T) {
 				d0 = e.Pos().Sub(avatar).Len()
 			}
 		}
-		aoi := replica.AOI{Add: 5, Remove: 10}
+		aoi := replication.AOI{Add: 5, Remove: 10}
 		for k := range uint64(8) {
 			leaks := bot.CheckAOI(c, aoi)
 			// The bolt flies 2 m a frame.

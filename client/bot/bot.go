@@ -20,6 +20,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/client"
 	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 )
@@ -111,11 +112,11 @@ func (v Violation) String() string {
 // it is, where CheckAOI places it: WireSlack for the avatar's and the projectile's
 // quantized positions, plus up to 1/8 m per axis (0.18 m) for the quantized end of
 // its flight, which sets the direction it is carried along.
-const ProjectileSlack = replica.WireSlack + 0.18
+const ProjectileSlack = replication.WireSlack + 0.18
 
 // CheckAOI reports the entities the client holds outside aoi's remove radius around
 // its avatar at the newest server frame, by their authoritative positions (with
-// replica.WireSlack for their quantization).
+// replication.WireSlack for their quantization).
 //
 // A projectile gets no updates (the client simulates it from its create), so its
 // replicated state is where it was created, often far behind it. The server still
@@ -123,7 +124,7 @@ const ProjectileSlack = replica.WireSlack + 0.18
 // Its flight is known (a straight line from the create's position along its path
 // at its speed, ending at the path's end), so CheckAOI judges it where it is at
 // the newest server frame, with ProjectileSlack.
-func CheckAOI(c *client.Client, aoi replica.AOI) []Violation {
+func CheckAOI(c *client.Client, aoi replication.AOI) []Violation {
 	var out []Violation
 	c.With(func(r *replica.Replica) {
 		own, ok := r.State(r.Player())
@@ -132,16 +133,16 @@ func CheckAOI(c *client.Client, aoi replica.AOI) []Violation {
 		}
 		center := own.Position.Vec2()
 		f := r.ServerFrame()
-		var held, flying []replica.Candidate
+		var held, flying []replication.Candidate
 		for _, id := range r.IDs(nil) {
 			st, _ := r.State(id)
 			if r.IsProjectile(id) {
-				flying = append(flying, replica.Candidate{ID: id, Pos: InFlight(&st, f)})
+				flying = append(flying, replication.Candidate{ID: id, Pos: InFlight(&st, f)})
 			} else {
-				held = append(held, replica.Candidate{ID: id, Pos: st.Position.Vec2()})
+				held = append(held, replication.Candidate{ID: id, Pos: st.Position.Vec2()})
 			}
 		}
-		leak := func(cands []replica.Candidate, slack float32, kind string) {
+		leak := func(cands []replication.Candidate, slack float32, kind string) {
 			for _, id := range aoi.Leaks(center, r.Player(), cands, slack, nil) {
 				for _, c := range cands {
 					if c.ID == id {
@@ -151,7 +152,7 @@ func CheckAOI(c *client.Client, aoi replica.AOI) []Violation {
 				}
 			}
 		}
-		leak(held, replica.WireSlack, "")
+		leak(held, replication.WireSlack, "")
 		leak(flying, ProjectileSlack, "a projectile ")
 	})
 	return out

@@ -12,7 +12,8 @@ import (
 	"github.com/twinframe/twinframe/client/clienttest"
 	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 )
 
 // Four bots on the scripted server for 10 s of fake time, with and without
@@ -30,7 +31,7 @@ func TestBots(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv, err := clienttest.NewServer(&replicatest.Options{Seed: 1, NoPopulation: true})
+				srv, err := clienttest.NewServer(&replicationtest.Options{Seed: 1, NoPopulation: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -59,7 +60,7 @@ func TestBots(t *testing.T) {
 						if err := b.Step(); err != nil {
 							t.Fatal(err)
 						}
-						for _, v := range bot.CheckAOI(b.C, replica.DefaultAOI) {
+						for _, v := range bot.CheckAOI(b.C, replication.DefaultAOI) {
 							leaks++
 							t.Error(v)
 						}

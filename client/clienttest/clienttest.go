@@ -1,4 +1,4 @@
-// Package clienttest runs a scripted Twinframe server (shared/replica/replicatest)
+// Package clienttest runs a scripted Twinframe server (shared/replication/replicationtest)
 // behind a real websocket on a loopback httptest server, for tests of the client
 // and of anything built on it, until they run against the real server.
 //
@@ -27,7 +27,7 @@ import (
 	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -38,7 +38,7 @@ type Server struct {
 	HTTP *httptest.Server
 
 	mu       sync.Mutex // guards Sim and sessions
-	Sim      *replicatest.Server
+	Sim      *replicationtest.Server
 	sessions []*session
 	spawns   int
 	secrets  map[string]string // account name → password or issued token
@@ -48,16 +48,16 @@ type Server struct {
 
 type session struct {
 	conn netsim.Conn
-	c    *replicatest.Client
+	c    *replicationtest.Client
 	pkt  protocol.Packet
 	in   int64
 	out  int64
 	dead bool
 }
 
-// NewServer returns a server of a replicatest game built with opt.
-func NewServer(opt *replicatest.Options) (*Server, error) {
-	sim, err := replicatest.NewServer(opt)
+// NewServer returns a server of a replicationtest game built with opt.
+func NewServer(opt *replicationtest.Options) (*Server, error) {
+	sim, err := replicationtest.NewServer(opt)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +284,7 @@ func (s *Server) Traffic() (in, out int64) {
 }
 
 // Do runs fn with the scripted server under its lock.
-func (s *Server) Do(fn func(sim *replicatest.Server)) {
+func (s *Server) Do(fn func(sim *replicationtest.Server)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	fn(s.Sim)

@@ -8,16 +8,17 @@ import (
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"google.golang.org/protobuf/proto"
 )
 
 // loggedIn returns a scripted server and a replica that received its login, region
 // change and first frame.
-func loggedIn(t *testing.T) (*replicatest.Server, *replicatest.Client, *replica.Replica) {
+func loggedIn(t *testing.T) (*replicationtest.Server, *replicationtest.Client, *replica.Replica) {
 	t.Helper()
-	srv, err := replicatest.NewServer(&replicatest.Options{NoPopulation: true})
+	srv, err := replicationtest.NewServer(&replicationtest.Options{NoPopulation: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func loggedIn(t *testing.T) (*replicatest.Server, *replicatest.Client, *replica.
 func TestInconsistentServerData(t *testing.T) {
 	t.Parallel()
 	update := func(id uint64) proto.Message {
-		b, err := replicatest.PackLocomotion(&locomotion.State{Entity: id, Frame: 2, Fields: locomotion.Relative | locomotion.HasPosition})
+		b, err := replication.PackLocomotion(&locomotion.State{Entity: id, Frame: 2, Fields: locomotion.Relative | locomotion.HasPosition})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,43 +53,43 @@ func TestInconsistentServerData(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		msgs func(srv *replicatest.Server, r *replica.Replica) []proto.Message
+		msgs func(srv *replicationtest.Server, r *replica.Replica) []proto.Message
 		want error
 	}{
-		{"destroy of an unknown entity", func(*replicatest.Server, *replica.Replica) []proto.Message {
+		{"destroy of an unknown entity", func(*replicationtest.Server, *replica.Replica) []proto.Message {
 			return []proto.Message{&pb.NetMessageEntityDestroy{IdEntity: 987654}}
 		}, replica.ErrUnknownEntity},
-		{"update before create", func(*replicatest.Server, *replica.Replica) []proto.Message {
+		{"update before create", func(*replicationtest.Server, *replica.Replica) []proto.Message {
 			return []proto.Message{update(987654)}
 		}, replica.ErrUnknownEntity},
-		{"garbage update", func(*replicatest.Server, *replica.Replica) []proto.Message {
+		{"garbage update", func(*replicationtest.Server, *replica.Replica) []proto.Message {
 			return []proto.Message{&pb.NetMessageLocomotionStateUpdate{ArchiveData: []byte{0x01, 0xff, 0xff}}}
 		}, replica.ErrBadArchive},
-		{"garbage create", func(*replicatest.Server, *replica.Replica) []proto.Message {
+		{"garbage create", func(*replicationtest.Server, *replica.Replica) []proto.Message {
 			return []proto.Message{&pb.NetMessageEntityCreate{ArchiveData: []byte{0x01, 0x05, 0x80}}}
 		}, replica.ErrBadArchive},
-		{"empty power result", func(*replicatest.Server, *replica.Replica) []proto.Message {
+		{"empty power result", func(*replicationtest.Server, *replica.Replica) []proto.Message {
 			return []proto.Message{&pb.NetMessagePowerResult{}}
 		}, replica.ErrBadArchive},
-		{"tables hash mismatch", func(srv *replicatest.Server, _ *replica.Replica) []proto.Message {
+		{"tables hash mismatch", func(srv *replicationtest.Server, _ *replica.Replica) []proto.Message {
 			bad := make([]byte, 32)
 			return []proto.Message{&pb.NetMessageRegionChange{Tables: srv.Tables(), TablesHash: bad}}
 		}, replica.ErrHashMismatch},
-		{"tables that do not load", func(*replicatest.Server, *replica.Replica) []proto.Message {
+		{"tables that do not load", func(*replicationtest.Server, *replica.Replica) []proto.Message {
 			files := []*pb.NetStructConfigFile{{Name: "10-region.config", Text: "config region\nid name\n x\n/config\n"}}
 			rc := &pb.NetMessageRegionChange{Tables: files}
 			sum := hashOf(files)
 			rc.TablesHash = sum
 			return []proto.Message{rc}
 		}, replica.ErrBadTables},
-		{"duplicate create", func(srv *replicatest.Server, r *replica.Replica) []proto.Message {
-			b, err := replicatest.PackEntity(srv.Game.Entity(srv.Clients()[0].Avatar), true)
+		{"duplicate create", func(srv *replicationtest.Server, r *replica.Replica) []proto.Message {
+			b, err := replication.PackEntity(srv.Game.Entity(srv.Clients()[0].Avatar), true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return []proto.Message{&pb.NetMessageEntityCreate{ArchiveData: b}}
 		}, replica.ErrDuplicate},
-		{"a client message", func(*replicatest.Server, *replica.Replica) []proto.Message {
+		{"a client message", func(*replicationtest.Server, *replica.Replica) []proto.Message {
 			return []proto.Message{&pb.NetMessageLogin{Name: "x"}}
 		}, replica.ErrUnexpectedType},
 	}

@@ -1,9 +1,9 @@
 // Package replica is the client side of Twinframe's replication: it builds the
 // region from the configuration tables the server sent, applies the server's
 // entity messages, interpolates remote entities and predicts the player's own
-// avatar through the same simulation code the server runs. It also holds the area
-// of interest rule (AOI) that decides what a client may see, for the server and
-// the client alike.
+// avatar through the same simulation code the server runs. The rules it shares
+// with the server (inputs, the area of interest, walking remote entities) are
+// shared/replication's.
 //
 // # Design note
 //
@@ -28,9 +28,9 @@
 //
 // Remote entities walk: the server sends their locomotion only when it changes in
 // a way a client cannot foresee, and at the start of every server frame the replica
-// advances each of them one locomotor step along its replicated path (Remote, with
+// advances each of them one locomotor step along its replicated path (replication.Remote, with
 // the simulation's own sim.Walker); the frame's updates then correct it. The server
-// walks the same copy and corrects it when it strays beyond WalkTolerance, so a
+// walks the same copy and corrects it when it strays beyond replication.WalkTolerance, so a
 // remote entity's state stays that close to the server's.
 //
 // Remote entities are drawn InterpDelay frames (default 2) behind the estimated

@@ -206,7 +206,7 @@ func compare(pred, auth *locomotion.State) DriftSample {
 	dy := quantum(pred.Position[1], auth.Position[1], locomotion.PositionPrecision)
 	s.PosError = geom.Hypot(dx, dy)
 	q := float32(1) / (1 << locomotion.YawPrecision)
-	s.YawError = float32(math.Abs(float64(wrapAngle(archive.Quantize(pred.Yaw, locomotion.YawPrecision) - archive.Quantize(auth.Yaw, locomotion.YawPrecision)))))
+	s.YawError = float32(math.Abs(float64(geom.WrapAngle(archive.Quantize(pred.Yaw, locomotion.YawPrecision) - archive.Quantize(auth.Yaw, locomotion.YawPrecision)))))
 	if s.YawError < q/2 {
 		s.YawError = 0
 	}
@@ -221,9 +221,4 @@ func quantum(a, b float32, p int) float32 {
 // units returns the difference of a and b in quantization units of precision p.
 func units(a, b float32, p int) int64 {
 	return int64(archive.FixedFromFloat(a, p)) - int64(archive.FixedFromFloat(b, p))
-}
-
-// wrapAngle maps a to [-π, π].
-func wrapAngle(a float32) float32 {
-	return float32(math.Remainder(float64(a), 2*math.Pi))
 }

@@ -3,14 +3,14 @@ package replica_test
 import (
 	"testing"
 
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 	"github.com/twinframe/twinframe/shared/sim"
 )
 
 // predictedPos returns where the replica's prediction game has the own avatar.
 func predictedPos(l *link) ([2]float32, bool) {
 	for _, e := range l.r.Game().Entities() {
-		if e.Prototype() == replicatest.AvatarPrototype {
+		if e.Prototype() == replicationtest.AvatarPrototype {
 			return e.Pos(), true
 		}
 	}
@@ -25,7 +25,7 @@ func predictedPos(l *link) ([2]float32, bool) {
 // every later walk disagreed whenever one of them crossed a grid line first.
 func TestExactAgainAfterCorrection(t *testing.T) {
 	t.Parallel()
-	l := newLink(t, &replicatest.Options{Seed: 5, NoPopulation: true}, nil, 0, 0)
+	l := newLink(t, &replicationtest.Options{Seed: 5, NoPopulation: true}, nil, 0, 0)
 	l.run(t, 20*ticksPerFrame, nil)
 	spawns := l.srv.Game.Region(0).SpawnPoints()
 	l.moveTo(t, spawns[1])
@@ -68,7 +68,7 @@ func TestExactAgainAfterCorrection(t *testing.T) {
 // the wire's grid) instead of the avatar walking through it and being corrected.
 func TestBumpIntoRestingNPCPredicted(t *testing.T) {
 	t.Parallel()
-	l := newLink(t, &replicatest.Options{Seed: 6, NoPopulation: true}, nil, 0, 0)
+	l := newLink(t, &replicationtest.Options{Seed: 6, NoPopulation: true}, nil, 0, 0)
 	l.run(t, 10*ticksPerFrame, nil)
 	start := l.srv.Game.Entity(l.c.Avatar).Pos()
 	// A dummy (blocking, does not wander) 3 m east, on the grid.

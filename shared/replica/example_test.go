@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 )
 
@@ -13,7 +13,7 @@ import (
 // Receive, Advance predicts the avatar ahead, inputs go back to the server, and the
 // drift summary says how well the prediction matched.
 func Example() {
-	srv, _ := replicatest.NewServer(&replicatest.Options{NoPopulation: true})
+	srv, _ := replicationtest.NewServer(&replicationtest.Options{NoPopulation: true})
 	c, login, _ := srv.Login("ada", 0)
 	r := replica.New(nil)
 	now := time.Duration(0)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -15,8 +15,8 @@ const frame = replica.FrameDuration
 // link is a scripted network between the scripted server and one replica: each
 // direction delays messages by a whole number of ticks; a tick is a quarter frame.
 type link struct {
-	srv    *replicatest.Server
-	c      *replicatest.Client
+	srv    *replicationtest.Server
+	c      *replicationtest.Client
 	r      *replica.Replica
 	tick   int64 // quarter frames since the start
 	up     int64 // client→server delay in ticks
@@ -40,9 +40,9 @@ const ticksPerFrame = 4
 
 func (l *link) now() time.Duration { return time.Duration(l.tick) * frame / ticksPerFrame }
 
-func newLink(t testing.TB, opt *replicatest.Options, ropt *replica.Options, up, down int64) *link {
+func newLink(t testing.TB, opt *replicationtest.Options, ropt *replica.Options, up, down int64) *link {
 	t.Helper()
-	srv, err := replicatest.NewServer(opt)
+	srv, err := replicationtest.NewServer(opt)
 	if err != nil {
 		t.Fatal(err)
 	}

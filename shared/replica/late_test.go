@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 )
 
 // stall holds the packets of one direction for n ticks starting now.
@@ -22,7 +22,7 @@ func (l *link) stallDown(n int64) {
 // arrive all at once the prediction holds: no corrections.
 func TestLatePacketsAfterStall(t *testing.T) {
 	t.Parallel()
-	l := newLink(t, &replicatest.Options{Seed: 4, NoPopulation: true}, nil, 4, 4)
+	l := newLink(t, &replicationtest.Options{Seed: 4, NoPopulation: true}, nil, 4, 4)
 	walk(t, l, 10, 100)
 	before := l.r.Drift()
 	l.stallDown(20 * ticksPerFrame)
@@ -45,7 +45,7 @@ func TestLatePacketsAfterStall(t *testing.T) {
 // avatar rests the prediction is exact again.
 func TestLateInputs(t *testing.T) {
 	t.Parallel()
-	l := newLink(t, &replicatest.Options{Seed: 5, NoPopulation: true}, nil, 4, 4)
+	l := newLink(t, &replicationtest.Options{Seed: 5, NoPopulation: true}, nil, 4, 4)
 	l.run(t, 20*ticksPerFrame, nil)
 	l.up = 20 * ticksPerFrame // inputs now arrive 1 s late
 	l.moveTo(t, l.srv.Game.Region(0).SpawnPoints()[2])
@@ -81,7 +81,7 @@ func TestLateInputs(t *testing.T) {
 // the whole correction at once.
 func TestSmoothedCorrections(t *testing.T) {
 	t.Parallel()
-	l := newLink(t, &replicatest.Options{Seed: 6, IgnoreClientFrame: true, NoPopulation: true}, nil, 8, 8)
+	l := newLink(t, &replicationtest.Options{Seed: 6, IgnoreClientFrame: true, NoPopulation: true}, nil, 8, 8)
 	var prev mgl32.Vec2
 	var have bool
 	var maxJump float32

@@ -8,11 +8,13 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"github.com/twinframe/twinframe/shared/world"
 
 	"github.com/twinframe/twinframe/shared/geom"
+	"google.golang.org/protobuf/proto"
 )
 
 // input is one command of the player, kept until the server acknowledges it.
@@ -94,12 +96,12 @@ func (p *predictor) spawn(e *entity, frame uint64) error {
 	if e.projectile {
 		return fmt.Errorf("the player entity is a projectile")
 	}
-	id, err := p.game.Spawn(e.proto, e.region, mgl32.Vec2{e.state.Position[0], e.state.Position[1]}, e.state.Yaw)
+	id, err := p.game.Spawn(e.proto, e.region, mgl32.Vec2{e.state().Position[0], e.state().Position[1]}, e.state().Yaw)
 	if err != nil {
 		return err
 	}
 	p.local, p.id, p.proto, p.region, p.owner = id, e.id, e.proto, e.region, e.owner
-	if err := p.set(&e.state); err != nil {
+	if err := p.set(e.state()); err != nil {
 		p.drop()
 		return err
 	}
@@ -227,7 +229,7 @@ func (r *Replica) Advance(now time.Duration) int {
 	}
 	if target-p.frame > uint64(len(p.ring)/2) || p.frame+1 < r.frame {
 		// Too far behind to catch up in steps: restart from the server's state.
-		if own := r.entity(r.player); own != nil && p.set(&own.state) == nil {
+		if own := r.entity(r.player); own != nil && p.set(own.state()) == nil {
 			p.rebase(r.frame)
 			r.stats.Rebases++
 		}
@@ -291,53 +293,51 @@ func (r *Replica) LastInputSeq() uint32 { return r.pred.seq }
 // Ready reports whether the replica has an avatar to control.
 func (r *Replica) Ready() bool { return r.pred.active() }
 
-func (r *Replica) newInput(now time.Duration, cmd sim.Command, pt mgl32.Vec2) (input, error) {
+// newInput makes input number seq+1 at target pt (zero when the input has none):
+// msg builds its message, and the replica predicts the simulation input the server
+// makes of that message (replication.DecodeInput), so the two cannot differ.
+func newInput[M proto.Message](r *Replica, now time.Duration, pt mgl32.Vec2, msg func(seq uint32, stamp uint64) M) (M, error) {
+	var none M
 	p := &r.pred
 	if !p.active() {
-		return input{}, ErrNotReady
+		return none, ErrNotReady
 	}
 	if !geom.Finite(pt[0]) || !geom.Finite(pt[1]) {
-		return input{}, ErrNotFinite
+		return none, ErrNotFinite
 	}
 	if len(p.inputs) >= r.opt.MaxPendingInputs {
-		return input{}, ErrTooManyInputs
+		return none, ErrTooManyInputs
 	}
 	r.Advance(now)
 	p.seq++
-	in := input{seq: p.seq, frame: p.frame + 1, stamp: p.frame + 1, cmd: cmd, point: pt}
-	p.inputs = append(p.inputs, in)
-	return in, nil
+	m := msg(p.seq, p.frame+1)
+	d, ok := replication.DecodeInput(m)
+	if !ok {
+		return none, fmt.Errorf("replica: %T is not an input", m)
+	}
+	p.inputs = append(p.inputs, input{seq: p.seq, frame: p.frame + 1, stamp: p.frame + 1, cmd: d.Sim.Command, point: d.Sim.Point})
+	return m, nil
 }
 
 // MoveTo makes an input that walks the avatar to target: it is predicted from the
 // next frame on; send the returned message to the server.
 func (r *Replica) MoveTo(now time.Duration, target mgl32.Vec2) (*pb.NetMessageMoveTo, error) {
-	in, err := r.newInput(now, r.opt.MoveCommand, target)
-	if err != nil {
-		return nil, err
-	}
-	return &pb.NetMessageMoveTo{InputSeq: in.seq, ClientFrame: in.stamp,
-		Target: &pb.NetStructPoint3{X: target[0], Y: target[1]}}, nil
+	return newInput(r, now, target, func(seq uint32, stamp uint64) *pb.NetMessageMoveTo {
+		return replication.MoveTo(seq, stamp, target)
+	})
 }
 
 // Stop makes an input that stops the avatar.
 func (r *Replica) Stop(now time.Duration) (*pb.NetMessageStop, error) {
-	in, err := r.newInput(now, sim.CmdStop, mgl32.Vec2{})
-	if err != nil {
-		return nil, err
-	}
-	return &pb.NetMessageStop{InputSeq: in.seq, ClientFrame: in.stamp}, nil
+	return newInput(r, now, mgl32.Vec2{}, replication.Stop)
 }
 
 // Fire makes an input that fires a bolt at target. Prediction turns the avatar; the
 // bolt itself is the server's (it replicates it).
 func (r *Replica) Fire(now time.Duration, target mgl32.Vec2) (*pb.NetMessageFire, error) {
-	in, err := r.newInput(now, sim.CmdFire, target)
-	if err != nil {
-		return nil, err
-	}
-	return &pb.NetMessageFire{InputSeq: in.seq, ClientFrame: in.stamp,
-		Target: &pb.NetStructPoint3{X: target[0], Y: target[1]}}, nil
+	return newInput(r, now, target, func(seq uint32, stamp uint64) *pb.NetMessageFire {
+		return replication.Fire(seq, stamp, target)
+	})
 }
 
 // Ping makes a ping carrying now; the pong feeds the clock estimate.
@@ -373,7 +373,7 @@ func (r *Replica) reconcile(now time.Duration, own *entity) {
 	ps := p.at(f)
 	if f > p.frame || ps.frame != f {
 		// No prediction for f: the client is behind the server (or was far ahead).
-		if err := p.set(&own.state); err != nil {
+		if err := p.set(own.state()); err != nil {
 			r.fail(nil, own.id, ErrBadArchive, err.Error())
 			return
 		}
@@ -382,16 +382,16 @@ func (r *Replica) reconcile(now time.Duration, own *entity) {
 		return
 	}
 	p.reconciled = f
-	s := compare(&ps.st, &own.state)
+	s := compare(&ps.st, own.state())
 	s.Frame, s.At = f, now
-	resting := (ps.st.Fields|own.state.Fields)&locomotion.Moving == 0
+	resting := (ps.st.Fields|own.state().Fields)&locomotion.Moving == 0
 	if s.Fields == 0 || !resting {
 		p.within = 0
 	}
 	if s.Fields != 0 && resting {
 		p.within++
 	}
-	if s.Fields != 0 && (p.within > r.opt.Persist || r.mustCorrect(&ps.st, &own.state, s.Fields)) {
+	if s.Fields != 0 && (p.within > r.opt.Persist || r.mustCorrect(&ps.st, own.state(), s.Fields)) {
 		p.within = 0
 		r.correct(own, &s)
 	}
@@ -424,7 +424,7 @@ func (r *Replica) correct(own *entity, s *DriftSample) {
 	f := r.frame
 	before, beforeYaw, _ := p.pos(p.frame)
 	newest := p.frame
-	rewindTo(&p.rewind, &p.at(f).st, &own.state)
+	rewindTo(&p.rewind, &p.at(f).st, own.state())
 	if err := p.game.SetLocomotion(p.local, &p.rewind); err != nil {
 		r.fail(nil, own.id, ErrBadArchive, err.Error())
 		return
@@ -447,7 +447,7 @@ func (r *Replica) correct(own *entity, s *DriftSample) {
 		return
 	}
 	p.offset = p.offset.Add(d)
-	p.yawOff = wrapAngle(p.yawOff + wrapAngle(beforeYaw-afterYaw))
+	p.yawOff = geom.WrapAngle(p.yawOff + geom.WrapAngle(beforeYaw-afterYaw))
 }
 
 // rewindTo fills dst with the state a correction rewinds to: the server's state for
@@ -561,7 +561,7 @@ func (p *predictor) syncBlockers(ents []*entity, self uint64) {
 		if len(old) > 0 && old[0].server == e.id {
 			b, old = old[0], old[1:]
 		}
-		pos := mgl32.Vec2{e.state.Position[0], e.state.Position[1]}
+		pos := mgl32.Vec2{e.state().Position[0], e.state().Position[1]}
 		if own == nil || e.id == self || e.projectile || !p.blocks(e.proto) || pos.Sub(own.Pos()).Len() > blockerRange {
 			if b.local != 0 {
 				_ = p.game.Destroy(b.local)
@@ -569,14 +569,14 @@ func (p *predictor) syncBlockers(ents []*entity, self uint64) {
 			continue
 		}
 		if b.local == 0 {
-			id, err := p.game.Spawn(e.proto, e.region, pos, e.state.Yaw)
+			id, err := p.game.Spawn(e.proto, e.region, pos, e.state().Yaw)
 			if err != nil {
 				continue // no room where the server has it: the avatar cannot get there either
 			}
 			_ = p.game.SetSpeed(id, 0) // it must not wander off in the prediction
 			b = blocker{server: e.id, local: id}
 		}
-		st := locomotion.State{Position: e.state.Position, Yaw: e.state.Yaw}
+		st := locomotion.State{Position: e.state().Position, Yaw: e.state().Yaw}
 		if err := p.game.SetLocomotion(b.local, &st); err != nil {
 			_ = p.game.Destroy(b.local)
 			continue

@@ -11,6 +11,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"github.com/twinframe/twinframe/shared/world"
@@ -52,10 +53,6 @@ type Options struct {
 	// MaxCatchUp caps the frames Advance predicts in one call (default 8); a client
 	// further behind skips ahead to the server's state.
 	MaxCatchUp int
-	// MoveCommand is the simulation command a move-to input predicts with: it must
-	// be the one the server applies for NetMessageMoveTo (default
-	// sim.CmdMoveAlongPath).
-	MoveCommand sim.Command
 	// Logger receives inconsistencies (default: discarded).
 	Logger *slog.Logger
 }
@@ -94,9 +91,6 @@ func (o *Options) defaults() {
 	}
 	if o.MaxCatchUp <= 0 {
 		o.MaxCatchUp = 8
-	}
-	if o.MoveCommand == 0 {
-		o.MoveCommand = sim.CmdMoveAlongPath
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -156,12 +150,14 @@ type entity struct {
 	region     int32
 	owner      int32
 	projectile bool
-	// state is absolute: the last update received, and for a remote entity walked
-	// along its path to the newest server frame (Remote).
-	state   locomotion.State
-	w       sim.Walker // a remote entity's walk
-	samples []sample   // positions by frame, ascending, for interpolation
+	// remote is absolute: the last update received, and for a remote entity walked
+	// along its path to the newest server frame.
+	remote  replication.Remote
+	samples []sample // positions by frame, ascending, for interpolation
 }
+
+// state returns the entity's state (see remote).
+func (e *entity) state() *locomotion.State { return e.remote.State() }
 
 type sample struct {
 	frame  uint64
@@ -265,7 +261,7 @@ func (r *Replica) IDs(dst []uint64) []uint64 {
 // do not modify it.
 func (r *Replica) State(id uint64) (locomotion.State, bool) {
 	if e := r.entity(id); e != nil {
-		return e.state, true
+		return *e.remote.State(), true
 	}
 	return locomotion.State{}, false
 }
@@ -427,7 +423,7 @@ func (r *Replica) beginFrame(now time.Duration, m *pb.NetMessageServerFrame) {
 	// Remote entities walk to this frame; the packet's updates then correct them.
 	for _, e := range r.ents {
 		if e.id != r.player {
-			walkTo(&e.state, &e.w, f)
+			e.remote.AdvanceTo(f)
 		}
 	}
 }
@@ -487,17 +483,19 @@ func (r *Replica) create(m *pb.NetMessageEntityCreate) {
 	}
 	e := &entity{id: id, proto: se.Prototype(), region: se.Region(), owner: se.Owner(),
 		projectile: se.Prototype() == sim.ProtoProjectile}
-	se.LocomotionState(&e.state, se.ChangedFrame())
-	if !geom.Finite3(e.state.Position) || !geom.Finite(e.state.Yaw) || !geom.Finite(e.state.Speed) {
+	var st locomotion.State
+	se.LocomotionState(&st, se.ChangedFrame())
+	if !geom.Finite3(st.Position) || !geom.Finite(st.Yaw) || !geom.Finite(st.Speed) {
 		r.fail(m, id, ErrBadArchive, "non-finite position, yaw or speed")
 		return
 	}
+	at := uint64(0)
 	if id != r.player {
 		// The state is the entity's as of this packet's frame (the frame it last
 		// changed may be older): it walks on from here.
-		e.state.Frame = max(e.state.Frame, r.frame)
-		load(&e.state, &e.w)
+		at = r.frame
 	}
+	e.remote.Reset(&st, at)
 	i, found := r.find(id)
 	if found {
 		// A create for an entity the replica holds: the server lost track of what it
@@ -507,7 +505,7 @@ func (r *Replica) create(m *pb.NetMessageEntityCreate) {
 	} else {
 		r.ents = slices.Insert(r.ents, i, e)
 	}
-	e.addSample(max(r.frame, e.state.Frame))
+	e.addSample(max(r.frame, e.remote.State().Frame))
 	if id == r.player {
 		if err := r.pred.spawn(e, r.frame); err != nil {
 			r.fail(m, id, ErrBadArchive, err.Error())
@@ -545,11 +543,11 @@ func (r *Replica) update(m *pb.NetMessageLocomotionStateUpdate) {
 		r.fail(m, st.Entity, ErrUnknownEntity, "locomotion update before create")
 		return
 	}
-	if st.Frame < e.state.Frame {
+	if st.Frame < e.remote.State().Frame {
 		r.stats.StaleUpdates++
 		return
 	}
-	if err := apply(&e.state, &e.w, &st); err != nil {
+	if err := e.remote.Apply(&st); err != nil {
 		r.fail(m, st.Entity, ErrBadArchive, err.Error())
 	}
 }
@@ -576,8 +574,9 @@ func (r *Replica) powerResult(m *pb.NetMessagePowerResult) {
 
 // addSample records the entity's state at frame f for interpolation.
 func (e *entity) addSample(f uint64) {
-	s := sample{frame: f, pos: mgl32.Vec2{e.state.Position[0], e.state.Position[1]}, yaw: e.state.Yaw,
-		moving: e.state.Fields&locomotion.Moving != 0}
+	st := e.remote.State()
+	s := sample{frame: f, pos: mgl32.Vec2{st.Position[0], st.Position[1]}, yaw: st.Yaw,
+		moving: st.Fields&locomotion.Moving != 0}
 	if n := len(e.samples); n > 0 {
 		last := &e.samples[n-1]
 		switch {

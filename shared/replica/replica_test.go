@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 	"github.com/twinframe/twinframe/shared/sim"
 )
 
@@ -48,7 +50,7 @@ func walk(t *testing.T, l *link, seed uint64, frames int) {
 
 func TestPredictionExactWithoutLatency(t *testing.T) {
 	t.Parallel()
-	l := newLink(t, &replicatest.Options{Seed: 1}, nil, 0, 0)
+	l := newLink(t, &replicationtest.Options{Seed: 1}, nil, 0, 0)
 	walk(t, l, 7, 300)
 	d := l.r.Drift()
 	t.Logf("compared %d, mismatched %d, corrections %d, stats %+v", d.Compared, d.Mismatched, d.Corrections, l.r.Stats())
@@ -84,7 +86,7 @@ func TestPredictionExactWithoutLatency(t *testing.T) {
 func TestPredictionWithLatency(t *testing.T) {
 	t.Parallel()
 	// 150 ms each way (12 ticks of 12.5 ms).
-	l := newLink(t, &replicatest.Options{Seed: 2}, nil, 12, 12)
+	l := newLink(t, &replicationtest.Options{Seed: 2}, nil, 12, 12)
 	walk(t, l, 8, 400)
 	d := l.r.Drift()
 	st := l.r.Stats()
@@ -107,7 +109,7 @@ func TestReconciliationAfterLateInputs(t *testing.T) {
 	t.Parallel()
 	// The server ignores the client frame: every input applies early (as soon as it
 	// arrives), so every move is mispredicted and corrected.
-	l := newLink(t, &replicatest.Options{Seed: 3, IgnoreClientFrame: true, NoPopulation: true}, nil, 8, 8)
+	l := newLink(t, &replicationtest.Options{Seed: 3, IgnoreClientFrame: true, NoPopulation: true}, nil, 8, 8)
 	walk(t, l, 9, 300)
 	d := l.r.Drift()
 	if d.Corrections == 0 {
@@ -140,5 +142,52 @@ func TestInputsBeforeReady(t *testing.T) {
 	}
 	if n := r.Advance(0); n != 0 {
 		t.Fatalf("Advance without avatar stepped %d", n)
+	}
+}
+
+// TestPausedFrameRepeats: a paused server's packets repeat its frame with what
+// happened meanwhile; the replica takes them (a create), while an unpaused packet
+// for a frame it has is stale. A remote entity walks once per new frame only.
+func TestPausedFrameRepeats(t *testing.T) {
+	t.Parallel()
+	srv, _, r := loggedIn(t)
+	f := r.ServerFrame()
+	create := func(p mgl32.Vec2, to mgl32.Vec2) (uint64, *pb.NetMessageEntityCreate) {
+		id, err := srv.Game.Spawn(2, 0, p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srv.Game.MoveAlongPath(id, to); err != nil {
+			t.Fatal(err)
+		}
+		b, err := replication.PackEntity(srv.Game.Entity(id), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return uint64(id), &pb.NetMessageEntityCreate{ArchiveData: b}
+	}
+	spawn := srv.Game.Region(0).SpawnPoints()[0]
+	walker, m1 := create(spawn.Add(mgl32.Vec2{2, 0}), spawn.Add(mgl32.Vec2{12, 0}))
+	r.Receive(2*replica.FrameDuration, &pb.NetMessageServerFrame{Frame: f, Paused: true}, m1)
+	if _, ok := r.State(walker); !ok {
+		t.Fatal("a create in a paused repeat of the frame was dropped")
+	}
+	start, _ := r.State(walker)
+	r.Receive(3*replica.FrameDuration, &pb.NetMessageServerFrame{Frame: f, Paused: true})
+	if st, _ := r.State(walker); st.Position != start.Position {
+		t.Errorf("a paused repeat walked the entity from %v to %v", start.Position, st.Position)
+	}
+	other, m2 := create(spawn.Add(mgl32.Vec2{-2, 0}), spawn.Add(mgl32.Vec2{-12, 0}))
+	r.Receive(4*replica.FrameDuration, &pb.NetMessageServerFrame{Frame: f}, m2)
+	if _, ok := r.State(other); ok || r.Stats().StalePackets != 1 {
+		t.Errorf("an unpaused repeat was taken (stale packets %d)", r.Stats().StalePackets)
+	}
+	r.Receive(5*replica.FrameDuration, &pb.NetMessageServerFrame{Frame: f + 1})
+	st, _ := r.State(walker)
+	if d := st.Position.Sub(start.Position).Len(); d < 0.14 || d > 0.16 || st.Frame != f+1 {
+		t.Errorf("one frame walked the ghost %.3f m (want 3 m/s × 50 ms) to frame %d", d, st.Frame)
+	}
+	if err := r.ResyncReason(); err != nil {
+		t.Error(err)
 	}
 }

@@ -8,7 +8,8 @@ import (
 
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"google.golang.org/protobuf/proto"
 )
@@ -24,7 +25,7 @@ func TestResync(t *testing.T) {
 			return []proto.Message{&pb.NetMessageEntityDestroy{IdEntity: 987654}}
 		},
 		"update before create": func(l *link) []proto.Message {
-			b, err := replicatest.PackLocomotion(&locomotion.State{Entity: 987654, Frame: l.r.ServerFrame(),
+			b, err := replication.PackLocomotion(&locomotion.State{Entity: 987654, Frame: l.r.ServerFrame(),
 				Fields: locomotion.Relative | locomotion.HasPosition})
 			if err != nil {
 				t.Fatal(err)
@@ -44,7 +45,7 @@ func TestResync(t *testing.T) {
 		for _, lat := range []int64{0, 6} {
 			t.Run(fmt.Sprintf("%s/latency=%d", name, lat), func(t *testing.T) {
 				t.Parallel()
-				l := newLink(t, &replicatest.Options{Seed: 3, NoPopulation: true}, nil, lat, lat)
+				l := newLink(t, &replicationtest.Options{Seed: 3, NoPopulation: true}, nil, lat, lat)
 				walk(t, l, 5, 60)
 				if l.r.TakeResyncRequest() != nil {
 					t.Fatal("a resync request before any inconsistency")

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"github.com/twinframe/twinframe/shared/geom"
 	"math"
 	"time"
 
@@ -33,7 +34,7 @@ func (r *Replica) View(now time.Duration, dst []View) []View {
 	t := r.clock.ServerFrame(now) - r.opt.InterpDelay
 	for _, e := range r.ents {
 		v := View{ID: e.id, Prototype: e.proto, Owner: e.owner, Projectile: e.projectile,
-			Moving: e.state.Fields&locomotion.Moving != 0, Server: e.state}
+			Moving: e.state().Fields&locomotion.Moving != 0, Server: *e.state()}
 		if e.id == r.player && r.pred.active() {
 			v.Own = true
 			v.Pos, v.Yaw = r.ownPose(now)
@@ -58,7 +59,7 @@ func (r *Replica) ownPose(now time.Duration) (mgl32.Vec2, float32) {
 	alpha = min(max(alpha, 0), 1)
 	pos := lerp2(prev, cur, float32(alpha))
 	yaw := lerpAngle(py, cy, float32(alpha))
-	return pos.Add(p.offset), wrapAngle(yaw + p.yawOff)
+	return pos.Add(p.offset), geom.WrapAngle(yaw + p.yawOff)
 }
 
 // interpolate returns the entity's pose at fractional server frame t; newest is the
@@ -66,7 +67,7 @@ func (r *Replica) ownPose(now time.Duration) (mgl32.Vec2, float32) {
 func (e *entity) interpolate(t float64, newest uint64, maxExtra float64) (pos mgl32.Vec2, yaw float32, extra, held bool) {
 	n := len(e.samples)
 	if n == 0 {
-		return mgl32.Vec2{e.state.Position[0], e.state.Position[1]}, e.state.Yaw, false, false
+		return mgl32.Vec2{e.state().Position[0], e.state().Position[1]}, e.state().Yaw, false, false
 	}
 	if t <= float64(e.samples[0].frame) {
 		return e.samples[0].pos, e.samples[0].yaw, false, false
@@ -122,5 +123,5 @@ func lerp2(a, b mgl32.Vec2, t float32) mgl32.Vec2 {
 }
 
 func lerpAngle(a, b, t float32) float32 {
-	return wrapAngle(a + float32(wrapAngle(b-a)*t))
+	return geom.WrapAngle(a + float32(geom.WrapAngle(b-a)*t))
 }

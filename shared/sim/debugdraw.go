@@ -23,6 +23,9 @@ type DrawOptions struct {
 	Spawns    bool // spawn markers
 	// Region limits drawing to one region id; -1 draws all.
 	Region int32
+	// SweepFrame, with Sweeps, draws only the sweeps made at that frame (0: each
+	// entity's last): a stream of the sweeps of every frame sends each once.
+	SweepFrame uint64
 	// Select highlights one entity (0: none).
 	Select EntityID
 }
@@ -103,7 +106,7 @@ func DebugDraw(d debugdraw.Drawer, g *Game, opt DrawOptions) {
 		if opt.Paths && e.loco.mode != Idle && int(e.loco.next) < len(e.loco.path) {
 			drawPath(d, &e.loco, e.pos)
 		}
-		if opt.Sweeps && e.sweep.Frame != 0 {
+		if opt.Sweeps && e.sweep.Frame != 0 && (opt.SweepFrame == 0 || e.sweep.Frame == opt.SweepFrame) {
 			s := e.sweep
 			d.Circle(s.Start, s.Radius, ColorSweep.WithAlpha(120), false)
 			d.Circle(s.End, s.Radius, ColorSweep, false)

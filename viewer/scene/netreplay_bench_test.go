@@ -4,14 +4,14 @@ import (
 	"testing"
 
 	"github.com/twinframe/twinframe/shared/protocol/pb"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 )
 
 // recordScripted records frames frames of a session with the scripted server (the
 // default world with its NPCs), the avatar walking to the spawn points in turn.
 func recordScripted(b *testing.B, frames int) *Network {
 	b.Helper()
-	s, err := replicatest.NewServer(&replicatest.Options{Seed: 3})
+	s, err := replicationtest.NewServer(&replicationtest.Options{Seed: 3})
 	if err != nil {
 		b.Fatal(err)
 	}

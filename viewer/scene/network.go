@@ -17,6 +17,7 @@ import (
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"google.golang.org/protobuf/proto"
 )
@@ -72,7 +73,7 @@ type Network struct {
 	seenDF int // drift samples graphed from the current replica (its Compared count)
 	powers []sim.PowerResult
 	st     Status
-	aoi    replica.AOI
+	aoi    replication.AOI
 
 	log        []LogEntry
 	drift, rtt *Series
@@ -124,7 +125,7 @@ func NewNetwork(opt NetworkOptions) *Network {
 		opt.Name = "viewer"
 	}
 	n := &Network{
-		opt: opt, results: make(chan dialResult, 1), redial: MinRedial, aoi: replica.DefaultAOI,
+		opt: opt, results: make(chan dialResult, 1), redial: MinRedial, aoi: replication.DefaultAOI,
 		drift: NewSeries("drift", "m", GraphFrames),
 		rtt:   NewSeries("rtt", "ms", GraphFrames),
 		in:    NewSeries("in", "kB/s", GraphFrames),

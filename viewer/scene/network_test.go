@@ -15,7 +15,7 @@ import (
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication/replicationtest"
 	"github.com/twinframe/twinframe/shared/world"
 	"github.com/twinframe/twinframe/shared/xdump"
 )
@@ -23,7 +23,7 @@ import (
 // startServer runs the scripted server of clienttest at 20 Hz behind a real websocket.
 func startServer(t *testing.T) *clienttest.Server {
 	t.Helper()
-	s, err := clienttest.NewServer(&replicatest.Options{Seed: 3})
+	s, err := clienttest.NewServer(&replicationtest.Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

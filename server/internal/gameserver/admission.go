@@ -71,8 +71,8 @@ func (s *Server) kickIdle() {
 	for _, c := range s.sessions {
 		switch {
 		case c.role == pb.Role_ROLE_DEITY || c.closed():
-		case !c.idleSeen || c.ack != c.idleAck:
-			c.idleSeen, c.idleAck, c.activeAt = true, c.ack, now
+		case !c.idleSeen || c.view.Ack() != c.idleAck:
+			c.idleSeen, c.idleAck, c.activeAt = true, c.view.Ack(), now
 		case now-c.activeAt >= s.cfg.IdleTimeout:
 			c.fail(pb.ErrorCode_ERROR_CODE_IDLE, fmt.Sprintf("no input for %v", s.cfg.IdleTimeout))
 		}

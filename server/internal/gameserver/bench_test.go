@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/legacypb"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -100,7 +100,7 @@ func benchBandwidth(b *testing.B, n int, sparse bool) {
 		s.inLoop(b, func() {
 			keepWalking()
 			if len(s.sessions) == 1 {
-				full.add(b, s.game, s.sessions[0].visible)
+				full.add(b, s.game, s.sessions[0].view.Visible())
 			}
 		})
 		frames++
@@ -286,7 +286,6 @@ func BenchmarkPowerResult(b *testing.B) {
 // entity as a plain protobuf message (legacypb.NetMessageEntityCreate).
 func BenchmarkEntityCreate(b *testing.B) {
 	s := startServer(b, "", func(c *Config) { c.Period = 5 * time.Millisecond; c.NoPopulation = true })
-	var payload []byte
 	var e *sim.Entity
 	s.inLoop(b, func() {
 		id, err := s.game.Spawn(2, s.region, mgl32.Vec2{90, 136}, 0)
@@ -299,15 +298,10 @@ func BenchmarkEntityCreate(b *testing.B) {
 		e = s.game.Entity(id)
 	})
 	s.stop(b)
-	payload, err := packCreate(e, nil, false)
+	ar, err := replication.PackEntity(e, false)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var m pb.NetMessageEntityCreate
-	if err := proto.Unmarshal(payload, &m); err != nil {
-		b.Fatal(err)
-	}
-	ar := m.ArchiveData
 	var st locomotion.State
 	e.LocomotionState(&st, e.ChangedFrame())
 	legacy := legacyCreate(e, &st)
@@ -387,19 +381,6 @@ func BenchmarkEntityCreate(b *testing.B) {
 	})
 }
 
-// encodePerClient encodes every shared locomotion update of the frame again for
-// each client that received it: the cost sharing the bytes saves.
-func (s *Server) encodePerClient() {
-	var buf []byte
-	for _, c := range s.sessions {
-		for _, t := range s.updates {
-			if _, held := slices.BinarySearch(c.visible, uint64(t.id)); held && t.shared && t.id != c.avatar {
-				buf = s.appendLocoPayload(buf[:0], &t.upd, archive.Proximity)
-			}
-		}
-	}
-}
-
 // benchServer is a Server without its frame loop or sockets: the benchmark steps
 // the game and replicates by hand, and sessions' packets pile up in their queues.
 func benchServer(b testing.TB, mod func(*Config)) *Server {
@@ -431,6 +412,8 @@ func (s *Server) benchSession(b testing.TB, name string, p mgl32.Vec2) *session 
 		b.Fatal(err)
 	}
 	c.avatar = id
+	c.view.SetAvatar(id)
+	s.repl.Attach(&c.view)
 	s.sessions = append(s.sessions, c)
 	return c
 }
@@ -469,20 +452,18 @@ func walkers(b testing.TB, g *sim.Game, region int32, center mgl32.Vec2, proto i
 // locomotion update again for every client that receives it, which is what the
 // server would pay without sharing the bytes.
 func BenchmarkReplicate(b *testing.B) {
-	for _, mode := range []string{"shared", "per-client-encoding"} {
-		for _, every := range []bool{false, true} {
-			updates := "sparse"
-			if every {
-				updates = "every"
-			}
-			b.Run(fmt.Sprintf("clients=50/entities=50/updates=%s/encoding=%s", updates, mode), func(b *testing.B) {
-				benchReplicate(b, 50, 50, every, mode != "shared")
-			})
+	for _, every := range []bool{false, true} {
+		updates := "sparse"
+		if every {
+			updates = "every"
 		}
+		b.Run(fmt.Sprintf("clients=50/entities=50/updates=%s/encoding=shared", updates), func(b *testing.B) {
+			benchReplicate(b, 50, 50, every)
+		})
 	}
 }
 
-func benchReplicate(b *testing.B, clients, n int, every, perClient bool) {
+func benchReplicate(b *testing.B, clients, n int, every bool) {
 	s := benchServer(b, func(c *Config) { c.EveryFrameUpdates = every })
 	center := s.game.Region(s.region).SpawnPoints()[0]
 	for i := range clients {
@@ -497,9 +478,6 @@ func benchReplicate(b *testing.B, clients, n int, every, perClient bool) {
 		}
 		b.StartTimer()
 		s.replicate(true)
-		if perClient {
-			s.encodePerClient()
-		}
 		for _, c := range s.sessions {
 			select {
 			case p := <-c.out:

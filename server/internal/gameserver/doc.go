@@ -16,25 +16,11 @@
 //
 // A frame follows docs/ARCHITECTURE.md §3: drain the inboxes (inputs are held until the
 // frame they are stamped with, at most MaxInputLead frames ahead), step the game
-// unless paused, then replicate. Clients walk the entities they hold along their
-// replicated paths (replica.Remote), and the server walks the same copy per
-// entity: an entity's locomotion goes to other clients only when its command
-// changes, when it starts or stops, when the walked copy strays beyond the
-// replica tolerances, every RefreshFrames while it moves (Config.
-// EveryFrameUpdates: whenever the copy is not exact), and the frame after a
-// client started holding it mid-walk (its create rounded the walked copy to the
-// wire; the correction makes every holder's copy the same again). That correction is
-// computed and encoded once per frame; every client that held the entity before
-// the frame gets those same bytes, because every client that holds an entity has
-// received every update since its create (a client that falls behind is
-// disconnected, never skipped). The owner of an avatar gets every change of it,
-// relative to the last, for its prediction.
-// Per client, the area of interest (replica.AOI, with hysteresis) is recomputed
-// when the avatar has moved AOIMove metres or AOIRefresh frames have passed;
-// in between, only created and destroyed entities are considered. A client's
-// messages for a frame form one packet: NetMessageServerFrame (acknowledging
-// the last input applied), replies, removes, adds, changes, power results and,
-// for a deity that asked, the debug-draw stream.
+// unless paused, then replicate. What each client gets, and how its messages become
+// inputs, is shared/replication's: the same code runs the scripted test server
+// clients are tested against. The server adds what only it has: rate limits,
+// replies to requests, and for a deity that asked, the debug-draw stream of the
+// frame's sweeps (sim.DebugDraw).
 //
 // Live edits (deity) become one more configuration file that loads after the
 // others: the world is loaded and verified from scratch, so errors name that

@@ -112,8 +112,8 @@ func (s *Server) dispatchDumps() {
 // playerView returns the entity ids a player's dump may show (in the loop): its
 // visible set and its avatar, ascending.
 func (s *Server) playerView(c *session) []uint64 {
-	ids := make([]uint64, 0, len(c.visible)+1)
-	ids = append(ids, c.visible...)
+	ids := make([]uint64, 0, len(c.view.Visible())+1)
+	ids = append(ids, c.view.Visible()...)
 	if c.avatar != 0 {
 		if i, found := slices.BinarySearch(ids, uint64(c.avatar)); !found {
 			ids = slices.Insert(ids, i, uint64(c.avatar))

@@ -268,7 +268,7 @@ func (s *Server) status() statusPage {
 	}
 	for _, c := range s.sessions {
 		ss := statusSession{ID: c.id, Name: c.name, Role: strings.TrimPrefix(c.role.String(), "ROLE_"),
-			Avatar: c.avatar, Visible: len(c.visible), Ack: c.ack}
+			Avatar: c.avatar, Visible: len(c.view.Visible()), Ack: c.view.Ack()}
 		if e := s.game.Entity(c.avatar); e != nil {
 			ss.X, ss.Y = e.Pos()[0], e.Pos()[1]
 		}

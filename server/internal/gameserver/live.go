@@ -111,13 +111,23 @@ func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMe
 		resp.Error = fmt.Sprintf("live edit: region %d is gone", s.region)
 		return resp
 	}
+	old := s.repl
+	s.game = g
+	repl, err := s.newReplicator()
+	if err != nil {
+		s.game = old.Game()
+		resp.Error = "live edit: " + err.Error()
+		return resp
+	}
 	s.edits++
-	s.world, s.game, s.tables, s.edited = w, g, files, edited
+	s.world, s.tables, s.edited, s.repl = w, files, edited, repl
 	sum := protocol.HashConfigFiles(files)
 	s.hash = sum[:]
 	f := s.game.Frame()
 	for _, o := range s.sessions {
-		o.visible, o.aoiValid = o.visible[:0], false
+		if o.joined {
+			s.repl.Attach(&o.view) // holds nothing of the new game yet
+		}
 		o.replies = append(o.replies, &pb.NetMessageRegionChange{RegionId: s.region, Tables: s.tables,
 			TablesHash: s.hash, ServerFrame: f})
 	}

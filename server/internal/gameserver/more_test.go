@@ -15,6 +15,7 @@ import (
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"google.golang.org/protobuf/proto"
 )
@@ -158,7 +159,7 @@ func TestSparseUpdates(t *testing.T) {
 
 // TestRemoteEntitiesWalk: frame by frame (the server paused and stepped one frame
 // at a time), every remote entity the replica holds is within
-// replica.WalkTolerance of the server's entity, while a crowd walks through itself
+// replication.WalkTolerance of the server's entity, while a crowd walks through itself
 // (blocking wanderers bump and slide) and a ghost walks a long path; and the crowd
 // costs far fewer updates than frames moved.
 func TestRemoteEntitiesWalk(t *testing.T) {
@@ -232,7 +233,7 @@ func TestRemoteEntitiesWalk(t *testing.T) {
 				}
 				d := mgl32.Vec2{st.Position[0], st.Position[1]}.Sub(e.Pos()).Len()
 				worst = max(worst, d)
-				if d > replica.WalkTolerance+1e-3 {
+				if d > replication.WalkTolerance+1e-3 {
 					bad = fmt.Sprintf("frame %d: walker %d held at %v, %.3f m from the server's %v", target, id, st.Position, d, e.Pos())
 					return
 				}
@@ -294,7 +295,7 @@ func (lc *localClient) receive(t *testing.T) {
 }
 
 // check fails the test if the replica holds an entity other than its avatar
-// farther than replica.WalkTolerance from the server's; it returns how many it
+// farther than replication.WalkTolerance from the server's; it returns how many it
 // checked, and how many of them are ghosts.
 func (lc *localClient) check(t *testing.T, s *Server) (n, ghosts int) {
 	t.Helper()
@@ -308,7 +309,7 @@ func (lc *localClient) check(t *testing.T, s *Server) (n, ghosts int) {
 			ghosts++
 		}
 		st, _ := lc.rep.State(id)
-		if d := st.Position.Vec2().Sub(e.Pos()).Len(); d > replica.WalkTolerance+1e-3 {
+		if d := st.Position.Vec2().Sub(e.Pos()).Len(); d > replication.WalkTolerance+1e-3 {
 			t.Fatalf("frame %d: %s holds %d (prototype %d) at %v, %.3f m from the server's %v",
 				s.game.Frame(), lc.c.name, id, e.Prototype(), st.Position, d, e.Pos())
 		}
@@ -355,7 +356,7 @@ func teleportNear(t *testing.T, s *Server, id sim.EntityID, home mgl32.Vec2) {
 // them (the server keeps no walked copy then) and come back into view, while a
 // second client joins late (its creates come long after the first's, while an
 // entity is blocked): every
-// client holds every entity within replica.WalkTolerance of the server's entity in
+// client holds every entity within replication.WalkTolerance of the server's entity in
 // every frame.
 func TestWalkedCopiesOfEveryClient(t *testing.T) {
 	s := benchServer(t, nil)

@@ -2,68 +2,18 @@ package gameserver
 
 import (
 	"bytes"
-	"cmp"
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"time"
 
 	"github.com/coder/websocket"
-	"math/rand/v2"
-	"slices"
 	"testing"
 
-	"github.com/go-gl/mathgl/mgl32"
-	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
-	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/sim/locomotion"
 )
-
-// TestAppendLocoPayload checks that the reused encoder writes the bytes a fresh
-// archive and protocol.Marshal write, whatever was in the buffer and the packer
-// before (a long state, then a short one, so stale bytes would show).
-func TestAppendLocoPayload(t *testing.T) {
-	t.Parallel()
-	long := locomotion.State{Entity: 42, Frame: 1000,
-		Fields:   locomotion.HasPosition | locomotion.HasYaw | locomotion.HasSpeed | locomotion.HasPath | locomotion.Moving,
-		Position: mgl32.Vec3{100.125, 200.5, 0}, Yaw: 1.5, Speed: 6.25, Goal: 1,
-		Path: []locomotion.PathNode{
-			{Point: mgl32.Vec3{100.125, 200.5, 0}},
-			{Point: mgl32.Vec3{110, 205.25, 0}, Side: locomotion.Left, Radius: 0.5},
-		}}
-	short := locomotion.State{Entity: 7, Frame: 1001, Fields: locomotion.HasYaw, Yaw: -0.25}
-	s := &Server{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	var buf []byte
-	for _, tc := range []struct {
-		name string
-		st   *locomotion.State
-		pol  archive.Policy
-	}{
-		{"long proximity", &long, archive.Proximity},
-		{"short proximity", &short, archive.Proximity},
-		{"long owner", &long, archive.Proximity | archive.Owner},
-		{"short owner", &short, archive.Proximity | archive.Owner},
-	} {
-		a := archive.NewPacker(archive.Replication, tc.pol)
-		a.TransferObject(tc.st)
-		if a.Err() != nil {
-			t.Fatal(a.Err())
-		}
-		_, want, err := protocol.Marshal(&pb.NetMessageLocomotionStateUpdate{ArchiveData: a.Bytes()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf = s.appendLocoPayload(buf[:0], tc.st, tc.pol)
-		if !bytes.Equal(buf, want) {
-			t.Errorf("%s: % x, want % x", tc.name, buf, want)
-		}
-	}
-}
 
 // TestQueueRecycles checks that queued packets own their bytes (a packet built
 // after another is queued does not change it) and that a buffer the writer
@@ -105,38 +55,6 @@ func TestQueueRecycles(t *testing.T) {
 	}
 	if c.closed() {
 		t.Error("the session ended")
-	}
-}
-
-// TestSearchCands checks the galloping search against a plain binary search, for
-// ascending runs of ids looked up as the remove check does (each search starting
-// where the last ended), on regions of many sizes and densities.
-func TestSearchCands(t *testing.T) {
-	t.Parallel()
-	const seed = 9
-	rng := rand.New(rand.NewPCG(seed, 0))
-	for n := range 70 {
-		var cands []replica.Candidate
-		id := uint64(0)
-		for range n {
-			id += 1 + rng.Uint64N(uint64(1+n%5))
-			cands = append(cands, replica.Candidate{ID: id})
-		}
-		var queries []uint64 // ascending: some held, some gone, some past the end
-		for q := uint64(0); q <= id+2; q++ {
-			if rng.IntN(3) == 0 {
-				queries = append(queries, q)
-			}
-		}
-		lo := 0
-		for _, q := range queries {
-			i, ok := searchCands(cands, lo, q)
-			wi, wok := slices.BinarySearchFunc(cands, q, func(c replica.Candidate, q uint64) int { return cmp.Compare(c.ID, q) })
-			if i != wi || ok != wok {
-				t.Fatalf("seed %d, %d candidates: search(%d from %d) = %d, %v; want %d, %v", seed, n, q, lo, i, ok, wi, wok)
-			}
-			lo = i
-		}
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
-	"github.com/twinframe/twinframe/shared/sim"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -56,14 +55,9 @@ func (s *Server) resync(c *session, m *pb.NetMessageResyncRequest) bool {
 	}
 	s.log.Info("resync", "session", c.id, "name", c.name, "reason", m.GetReason(),
 		"detail", m.GetDetail(), "clientFrame", m.GetServerFrame(), "frame", s.game.Frame())
-	// Forget the view: replicateTo recomputes the AOI from nothing and creates
-	// everything in it, the avatar included.
-	for _, id := range c.visible {
-		if t := s.last[sim.EntityID(id)]; t != nil {
-			t.holders--
-		}
-	}
-	c.visible, c.aoiValid = c.visible[:0], false
+	// Forget the view: the next packet recomputes the AOI from nothing and
+	// creates everything in it, the avatar included.
+	s.repl.Forget(&c.view)
 	s.sendRegion(c)
 	return !c.closed()
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"google.golang.org/protobuf/proto"
 )
@@ -121,7 +121,7 @@ func TestResync(t *testing.T) {
 	checkLeaks(t)
 	s := startServer(t, "", nil)
 	const unknown = 1 << 40
-	update, err := replicatest.PackLocomotion(&locomotion.State{Entity: unknown, Frame: 1,
+	update, err := replication.PackLocomotion(&locomotion.State{Entity: unknown, Frame: 1,
 		Fields: locomotion.Relative | locomotion.HasPosition})
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestResync(t *testing.T) {
 			s.inLoop(t, func() { s.paused = true })
 			var frame uint64
 			var view []uint64
-			s.inLoop(t, func() { frame, view = s.game.Frame(), slices.Clone(s.byName[name].visible) })
+			s.inLoop(t, func() { frame, view = s.game.Frame(), slices.Clone(s.byName[name].view.Visible()) })
 			var held []uint64
 			for {
 				var at uint64

@@ -15,10 +15,9 @@ import (
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
-	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
-	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"github.com/twinframe/twinframe/shared/world"
 )
 
@@ -44,16 +43,16 @@ type Config struct {
 	// websocket.AcceptOptions.OriginPatterns; same-origin is always allowed.
 	OriginPatterns []string
 	NoPopulation   bool
-	Period         time.Duration // frame period (50 ms); tests shorten it
-	AOI            replica.AOI   // (replica.DefaultAOI)
-	AOIMove        float32       // metres the avatar moves before its AOI is recomputed (2)
-	AOIRefresh     int           // frames between AOI recomputations regardless (10)
-	InboxSize      int           // messages a session may queue between frames (64)
-	OutboxSize     int           // packets queued for a writer before it is a slow consumer (32)
-	MaxInputLead   uint64        // frames ahead an input may be stamped (40)
-	SaveEvery      time.Duration // every online avatar that changed is saved this often, spread over the frames (30 s)
-	WriteTimeout   time.Duration // one websocket write (5 s)
-	LoginTimeout   time.Duration // from connect to login (10 s)
+	Period         time.Duration   // frame period (50 ms); tests shorten it
+	AOI            replication.AOI // (replication.DefaultAOI)
+	AOIMove        float32         // metres the avatar moves before its AOI is recomputed (2)
+	AOIRefresh     int             // frames between AOI recomputations regardless (10)
+	InboxSize      int             // messages a session may queue between frames (64)
+	OutboxSize     int             // packets queued for a writer before it is a slow consumer (32)
+	MaxInputLead   uint64          // frames ahead an input may be stamped (40)
+	SaveEvery      time.Duration   // every online avatar that changed is saved this often, spread over the frames (30 s)
+	WriteTimeout   time.Duration   // one websocket write (5 s)
+	LoginTimeout   time.Duration   // from connect to login (10 s)
 	// Inputs (move, stop, fire) a player may have applied: MaxInputsPerFrame a
 	// frame on average, in bursts of at most twice that (4); the excess is dropped
 	// and counted (twinframe_inputs_dropped_total). A session that has inputs
@@ -70,11 +69,11 @@ type Config struct {
 	XDumpAddrRate  float64
 	XDumpAddrBurst int
 	DumpWorkers    int // dumps encoded at once, off the frame loop (1)
-	// Clients walk other entities along their replicated paths (replica.Remote),
+	// Clients walk other entities along their replicated paths (replication.Remote),
 	// so by default their locomotion (Proximity policy) is sent only when the
 	// command changes (new path, goal, stop or speed), when they start, stop or
-	// are blocked, when the clients' walked copy strays beyond replica.WalkTolerance or
-	// replica.YawTolerance from the entity (a collision, a slide), and every
+	// are blocked, when the clients' walked copy strays beyond replication.WalkTolerance or
+	// replication.YawTolerance from the entity (a collision, a slide), and every
 	// RefreshFrames while they move. EveryFrameUpdates sends them instead every
 	// frame the walked copy is not exactly the entity as the wire carries it.
 	// A client's own avatar is always sent on every change.
@@ -125,8 +124,8 @@ func (c *Config) defaults() error {
 	if c.Period <= 0 {
 		c.Period = sim.FrameMillis * time.Millisecond
 	}
-	if c.AOI == (replica.AOI{}) {
-		c.AOI = replica.DefaultAOI
+	if c.AOI == (replication.AOI{}) {
+		c.AOI = replication.DefaultAOI
 	}
 	if !c.AOI.Valid() {
 		return fmt.Errorf("%w: AOI %+v", ErrConfig, c.AOI)
@@ -206,26 +205,16 @@ type Server struct {
 	sessions  []*session // in join order
 	byName    map[string]*session
 	paused    bool
-	edits     int    // live edits applied
-	stepLeft  uint32 // frames to step while paused
-	prevIDs   []uint64
-	curIDs    []uint64
-	created   []uint64 // entity ids new this frame, ascending
-	destroyed []uint64 // entity ids gone this frame, ascending
-	last      map[sim.EntityID]*tracked
-	cands     map[int32][]replica.Candidate
-	updates   []*tracked // entities with an update this frame, ascending id
-	results   []encodedResult
+	edits     int                     // live edits applied
+	stepLeft  uint32                  // frames to step while paused
+	repl      *replication.Replicator // what each session gets (replicate.go)
 	lost      []world.Lost
 	lastSave  time.Duration
 	timings   timingRing
 	stats     frameStats
-	scratch   locomotion.State
 	pk        protocol.Packet
-	rb        replBuffers // replication scratch (replicate.go)
-	replFrame uint64      // the game frame replicated last
-	loopFrame uint64      // the frame loop's frame number
-	dumpJobs  []*dumpJob  // this frame's dump requests
+	loopFrame uint64     // the frame loop's frame number
+	dumpJobs  []*dumpJob // this frame's dump requests
 	dumpStats dumpStats
 }
 
@@ -235,7 +224,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, acct: newAccounts(), reqs: make(chan func(), 256), done: make(chan struct{}), started: make(chan struct{}),
-		byName: map[string]*session{}, last: map[sim.EntityID]*tracked{}, cands: map[int32][]replica.Candidate{}}
+		byName: map[string]*session{}}
 	names, err := fs.Glob(cfg.Files, "*.config")
 	if err != nil {
 		return nil, err
@@ -267,8 +256,8 @@ func New(cfg Config) (*Server, error) {
 	s.dumpSem = make(chan struct{}, s.cfg.DumpWorkers)
 	s.saver = newSaver(cfg.Store, s.log, s.metrics)
 	s.pk.Limits = serverPacketLimits
-	for _, e := range s.game.Entities() {
-		s.prevIDs = append(s.prevIDs, uint64(e.ID()))
+	if s.repl, err = s.newReplicator(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -443,7 +432,7 @@ func (s *Server) join(c *session, saved []byte) {
 	if old := s.byName[c.name]; old != nil && !old.closed() && old.avatar != 0 {
 		old.fail(pb.ErrorCode_ERROR_CODE_REPLACED, "a newer session logged in as "+c.name)
 		c.avatar, old.avatar = old.avatar, 0
-		c.ack = old.ack
+		c.view.Resume(old.view.Ack())
 	}
 	if c.avatar == 0 && !s.admit(c) {
 		return
@@ -460,6 +449,8 @@ func (s *Server) join(c *session, saved []byte) {
 		}
 		c.avatar = id
 	}
+	c.view.SetAvatar(c.avatar)
+	s.repl.Attach(&c.view)
 	s.byName[c.name] = c
 	s.sessions = append(s.sessions, c)
 	c.joined = true
@@ -478,6 +469,7 @@ func (s *Server) leave(c *session) {
 		return
 	}
 	c.joined = false
+	s.repl.Detach(&c.view)
 	if s.byName[c.name] == c {
 		delete(s.byName, c.name)
 	}

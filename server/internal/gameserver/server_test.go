@@ -8,6 +8,7 @@ import (
 	"github.com/twinframe/twinframe/shared/navi"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"google.golang.org/protobuf/proto"
@@ -116,13 +117,13 @@ func TestJoinMoveRestore(t *testing.T) {
 		pos = mgl32.Vec2{st.Position[0], st.Position[1]}
 		// AOI: nothing held beyond the remove radius (plus the AOIMove the avatar
 		// may walk before its view is recomputed).
-		var held []replica.Candidate
+		var held []replication.Candidate
 		for _, id := range r.rep.IDs(nil) {
 			if hs, ok := r.rep.State(id); ok {
-				held = append(held, replica.Candidate{ID: id, Pos: mgl32.Vec2{hs.Position[0], hs.Position[1]}})
+				held = append(held, replication.Candidate{ID: id, Pos: mgl32.Vec2{hs.Position[0], hs.Position[1]}})
 			}
 		}
-		if leaks := s.cfg.AOI.Leaks(pos, avatar, held, s.cfg.AOIMove+replica.WireSlack, nil); len(leaks) > 0 {
+		if leaks := s.cfg.AOI.Leaks(pos, avatar, held, s.cfg.AOIMove+replication.WireSlack, nil); len(leaks) > 0 {
 			t.Fatalf("frame %d: held beyond the AOI: %v", r.lastFrame, leaks)
 		}
 		if st.Fields&locomotion.Moving == 0 && r.ack == c.seq && pos.Sub(target).Len() > 1 {

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"google.golang.org/protobuf/proto"
 )
@@ -49,18 +49,12 @@ type session struct {
 	everEnded bool
 
 	// Loop-owned.
-	joined    bool
-	avatar    sim.EntityID
-	ack       uint32
-	pending   []queuedInput
-	replies   []proto.Message
-	visible   []uint64 // ascending
-	aoiCenter mgl32.Vec2
-	aoiFrame  uint64
-	aoiValid  bool
-	draw      bool
-	add, rem  []uint64
-	rs        resyncState // resync.go
+	joined  bool
+	avatar  sim.EntityID
+	view    replication.View // inputs and what the client holds
+	replies []proto.Message
+	draw    bool
+	rs      resyncState // resync.go
 	// Rate limits: xdump requests (dump.go) and inputs (drain).
 	dumpBucket  tokenBucket
 	dumpRefused int    // xdump requests refused since the last one taken
@@ -72,12 +66,6 @@ type session struct {
 	idleSeen bool
 	idleAck  uint32
 	activeAt time.Duration
-}
-
-type queuedInput struct {
-	seq   uint32
-	frame uint64
-	in    sim.Input
 }
 
 // fail ends the session with code and reason (the first call wins).
@@ -545,44 +533,16 @@ func (s *Server) drain(c *session) {
 		c.inTokens = min(2*capIn, c.inTokens+capIn)
 	}
 	for _, m := range msgs {
-		var q queuedInput
-		switch m := m.(type) {
-		case *pb.NetMessageMoveTo:
-			q = queuedInput{m.GetInputSeq(), m.GetClientFrame(), sim.Input{Command: sim.CmdMoveAlongPath,
-				Point: mgl32.Vec2{m.GetTarget().GetX(), m.GetTarget().GetY()}}}
-		case *pb.NetMessageStop:
-			q = queuedInput{m.GetInputSeq(), m.GetClientFrame(), sim.Input{Command: sim.CmdStop}}
-		case *pb.NetMessageFire:
-			q = queuedInput{m.GetInputSeq(), m.GetClientFrame(), sim.Input{Command: sim.CmdFire,
-				Point: mgl32.Vec2{m.GetTarget().GetX(), m.GetTarget().GetY()}}}
-		case *pb.NetMessagePing:
-			c.replies = append(c.replies, &pb.NetMessagePong{ClientTimeMicros: m.GetClientTimeMicros(),
-				ClientFrame: m.GetClientFrame(), ServerFrame: s.game.Frame()})
-			continue
-		case *pb.NetMessageXDumpRequest:
-			s.xdumpRequest(c, m)
-			if c.closed() {
+		in, ok := replication.DecodeInput(m)
+		if !ok {
+			if !s.request(c, m) {
 				return
 			}
 			continue
-		case *pb.NetMessageDebugCommand:
-			s.debugCommand(c, m)
-			continue
-		case *pb.NetMessageLiveEditRequest:
-			c.replies = append(c.replies, s.liveEdit(c, m))
-			continue
-		case *pb.NetMessageResyncRequest:
-			if !s.resync(c, m) {
-				return
-			}
-			continue
-		default:
-			c.fail(pb.ErrorCode_ERROR_CODE_BAD_PACKET, fmt.Sprintf("unexpected %T after login", m))
-			return
 		}
-		if q.seq <= c.ack || len(c.pending) > 0 && q.seq <= c.pending[len(c.pending)-1].seq {
+		if !c.view.InSequence(in.Seq) {
 			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
-				Text: fmt.Sprintf("input %d out of sequence", q.seq)})
+				Text: fmt.Sprintf("input %d out of sequence", in.Seq)})
 			continue
 		}
 		if c.inTokens == 0 {
@@ -592,15 +552,36 @@ func (s *Server) drain(c *session) {
 			continue
 		}
 		c.inTokens--
-		if len(c.pending) >= s.cfg.InboxSize {
+		if c.view.Pending() >= s.cfg.InboxSize {
 			c.fail(pb.ErrorCode_ERROR_CODE_FLOOD, "too many pending inputs")
 			return
 		}
-		next := s.game.Frame() + 1
-		q.in.ClientFrame = q.frame
-		q.frame = min(max(q.frame, next), next+s.cfg.MaxInputLead)
-		c.pending = append(c.pending, q)
+		if err := c.view.Queue(in, s.game.Frame()+1, s.repl.Config().MaxInputLead); err != nil {
+			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, err.Error()) // InSequence said yes
+			return
+		}
 	}
+}
+
+// request answers a message that is not an input; it reports false when the
+// session failed.
+func (s *Server) request(c *session, m proto.Message) bool {
+	switch m := m.(type) {
+	case *pb.NetMessagePing:
+		c.replies = append(c.replies, &pb.NetMessagePong{ClientTimeMicros: m.GetClientTimeMicros(),
+			ClientFrame: m.GetClientFrame(), ServerFrame: s.game.Frame()})
+	case *pb.NetMessageXDumpRequest:
+		s.xdumpRequest(c, m)
+	case *pb.NetMessageDebugCommand:
+		s.debugCommand(c, m)
+	case *pb.NetMessageLiveEditRequest:
+		c.replies = append(c.replies, s.liveEdit(c, m))
+	case *pb.NetMessageResyncRequest:
+		s.resync(c, m)
+	default:
+		c.fail(pb.ErrorCode_ERROR_CODE_BAD_PACKET, fmt.Sprintf("unexpected %T after login", m))
+	}
+	return !c.closed()
 }
 
 // dropInput drops an input over the session's rate (in drain) and counts it; a
@@ -629,19 +610,10 @@ func (s *Server) dropInput(c *session) bool {
 
 // applyInputs enqueues the session's inputs due at frame f, in sequence order.
 func (s *Server) applyInputs(c *session, f uint64) {
-	n := 0
-	for _, q := range c.pending {
-		if q.frame > f {
-			c.pending[n] = q
-			n++
-			continue
-		}
-		q.in.Entity = c.avatar
-		if err := s.game.Enqueue(q.in); err != nil {
+	c.view.Apply(s.game, c.avatar, f, func(in *replication.Input, err error) {
+		if err != nil {
 			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
-				Text: fmt.Sprintf("input %d: %v", q.seq, err)})
+				Text: fmt.Sprintf("input %d: %v", in.Seq, err)})
 		}
-		c.ack = max(c.ack, q.seq)
-	}
-	c.pending = c.pending[:n]
+	})
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim/frameclock"
 	"github.com/twinframe/twinframe/shared/world"
 	"github.com/twinframe/twinframe/shared/xdump"
@@ -353,7 +354,7 @@ type headlessRun struct {
 	table  *connTable
 	notify chan struct{}
 	bots   []*headlessBot
-	aoi    replica.AOI
+	aoi    replication.AOI
 	url    string
 	token  string
 
@@ -373,7 +374,7 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	}
 	h := &headlessRun{cfg: cfg, log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
 		rep:    &headlessReport{OK: true, Seed: cfg.seed, Bots: cfg.bots, Net: cfg.netText, Realtime: cfg.realtime},
-		notify: make(chan struct{}, 1), aoi: replica.DefaultAOI, token: "headless"}
+		notify: make(chan struct{}, 1), aoi: replication.DefaultAOI, token: "headless"}
 	h.table = newConnTable(h.notify)
 	h.clk = newStepClock(framePeriod)
 	h.rep.Invariants = "sim CheckInvariants on the server's game after every frame (gameserver OnFrame), and on the final state's xdump"
@@ -593,7 +594,7 @@ func (b *headlessBot) onMessage(m proto.Message) {
 // loop runs the checked frames, back to back or paced at 20 Hz.
 func (h *headlessRun) loop(ctx context.Context) error {
 	h.rep.FirstFrame = h.serverFrame + 1
-	h.rep.AOI.Add, h.rep.AOI.Remove, h.rep.AOI.Slack = h.aoi.Add, h.aoi.Remove, replica.WireSlack
+	h.rep.AOI.Add, h.rep.AOI.Remove, h.rep.AOI.Slack = h.aoi.Add, h.aoi.Remove, replication.WireSlack
 	h.rep.AOI.ProjectileSlack = bot.ProjectileSlack
 	if h.cfg.aoiRemove > 0 {
 		h.rep.AOI.Remove = h.cfg.aoiRemove

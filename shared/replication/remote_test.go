@@ -1,4 +1,4 @@
-package replica_test
+package replication_test
 
 import (
 	"math"
@@ -6,9 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
-	"github.com/twinframe/twinframe/shared/protocol/pb"
-	"github.com/twinframe/twinframe/shared/replica"
-	"github.com/twinframe/twinframe/shared/replica/replicatest"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"github.com/twinframe/twinframe/shared/world"
@@ -50,7 +48,7 @@ func TestRemoteWalksWithTheEntity(t *testing.T) {
 	e := g.Entity(id)
 	var cur, u locomotion.State
 	e.LocomotionState(&cur, g.Frame())
-	var m replica.Remote
+	var m replication.Remote
 	m.Correction(&cur, &u, true)
 	m.Reset(&u, g.Frame())
 	frames := 0
@@ -65,14 +63,14 @@ func TestRemoteWalksWithTheEntity(t *testing.T) {
 		if d := (mgl32.Vec2{p[0] - cur.Position[0], p[1] - cur.Position[1]}).Len(); d > wireError {
 			t.Fatalf("frame %d: walked copy at %v, %.4f m from the entity at %v", g.Frame(), p, d, cur.Position)
 		}
-		if e.Mode() != sim.Idle && m.Off(&cur, replica.WalkTolerance, replica.YawTolerance) {
+		if e.Mode() != sim.Idle && m.Off(&cur, replication.WalkTolerance, replication.YawTolerance) {
 			t.Fatalf("frame %d: the walked copy of an unobstructed walk needs a correction", g.Frame())
 		}
 	}
 	if frames < 100 || e.Mode() != sim.Idle {
 		t.Fatalf("the walk took %d frames (mode %v)", frames, e.Mode())
 	}
-	if !m.Off(&cur, replica.WalkTolerance, replica.YawTolerance) {
+	if !m.Off(&cur, replication.WalkTolerance, replication.YawTolerance) {
 		t.Error("the entity stopped; its walked copy does not report it")
 	}
 	m.Correction(&cur, &u, false)
@@ -92,14 +90,14 @@ func TestCorrectionIsWireExact(t *testing.T) {
 		Position: mgl32.Vec3{12.3689, -40.0626, 0}, Yaw: 3.1411, Speed: 2.5, Goal: 1,
 		Path: []locomotion.PathNode{{Point: mgl32.Vec3{12.01, -40.2, 0}}, {Point: mgl32.Vec3{-3.99, 7.0624, 0}, Side: locomotion.Left, Radius: 0.4}}}
 	for _, withPath := range []bool{false, true} {
-		var m replica.Remote
+		var m replication.Remote
 		m.Reset(&locomotion.State{Entity: cur.Entity}, 0)
 		var u locomotion.State
 		m.Correction(&cur, &u, withPath)
 		if u.Fields&locomotion.HasPath == 0 {
 			t.Fatalf("withPath %v: a copy without the path got no path", withPath)
 		}
-		b, err := replicatest.PackLocomotion(&u)
+		b, err := replication.PackLocomotion(&u)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,64 +160,17 @@ func TestRemoteOff(t *testing.T) {
 		}, true, true},
 	}
 	for _, tt := range tests {
-		var m replica.Remote
+		var m replication.Remote
 		m.Reset(&base, 0)
 		cur := base
 		tt.change(&cur)
 		pos, yaw := float32(0), float32(0)
 		if tt.tol {
-			pos, yaw = replica.WalkTolerance, replica.YawTolerance
+			pos, yaw = replication.WalkTolerance, replication.YawTolerance
 		}
 		if got := m.Off(&cur, pos, yaw); got != tt.want {
 			t.Errorf("%s: Off = %v, want %v", tt.name, got, tt.want)
 		}
-	}
-}
-
-// TestPausedFrameRepeats: a paused server's packets repeat its frame with what
-// happened meanwhile; the replica takes them (a create), while an unpaused packet
-// for a frame it has is stale. A remote entity walks once per new frame only.
-func TestPausedFrameRepeats(t *testing.T) {
-	t.Parallel()
-	srv, _, r := loggedIn(t)
-	f := r.ServerFrame()
-	create := func(p mgl32.Vec2, to mgl32.Vec2) (uint64, *pb.NetMessageEntityCreate) {
-		id, err := srv.Game.Spawn(2, 0, p, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := srv.Game.MoveAlongPath(id, to); err != nil {
-			t.Fatal(err)
-		}
-		b, err := replicatest.PackEntity(srv.Game.Entity(id), false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return uint64(id), &pb.NetMessageEntityCreate{ArchiveData: b}
-	}
-	spawn := srv.Game.Region(0).SpawnPoints()[0]
-	walker, m1 := create(spawn.Add(mgl32.Vec2{2, 0}), spawn.Add(mgl32.Vec2{12, 0}))
-	r.Receive(2*replica.FrameDuration, &pb.NetMessageServerFrame{Frame: f, Paused: true}, m1)
-	if _, ok := r.State(walker); !ok {
-		t.Fatal("a create in a paused repeat of the frame was dropped")
-	}
-	start, _ := r.State(walker)
-	r.Receive(3*replica.FrameDuration, &pb.NetMessageServerFrame{Frame: f, Paused: true})
-	if st, _ := r.State(walker); st.Position != start.Position {
-		t.Errorf("a paused repeat walked the entity from %v to %v", start.Position, st.Position)
-	}
-	other, m2 := create(spawn.Add(mgl32.Vec2{-2, 0}), spawn.Add(mgl32.Vec2{-12, 0}))
-	r.Receive(4*replica.FrameDuration, &pb.NetMessageServerFrame{Frame: f}, m2)
-	if _, ok := r.State(other); ok || r.Stats().StalePackets != 1 {
-		t.Errorf("an unpaused repeat was taken (stale packets %d)", r.Stats().StalePackets)
-	}
-	r.Receive(5*replica.FrameDuration, &pb.NetMessageServerFrame{Frame: f + 1})
-	st, _ := r.State(walker)
-	if d := st.Position.Sub(start.Position).Len(); d < 0.14 || d > 0.16 || st.Frame != f+1 {
-		t.Errorf("one frame walked the ghost %.3f m (want 3 m/s × 50 ms) to frame %d", d, st.Frame)
-	}
-	if err := r.ResyncReason(); err != nil {
-		t.Error(err)
 	}
 }
 
@@ -241,13 +192,13 @@ func TestPackCreateLayout(t *testing.T) {
 		}
 	}
 	e := g.Entity(id)
-	want, err := replicatest.PackEntity(e, false)
+	want, err := replication.PackEntity(e, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var st locomotion.State
 	e.LocomotionState(&st, e.ChangedFrame())
-	var m replica.Remote
+	var m replication.Remote
 	m.Reset(&st, 0)
 	a := archive.NewPacker(archive.Replication, archive.Proximity)
 	m.PackCreate(a, e)
@@ -272,7 +223,7 @@ func TestRemoteOnWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cur, u locomotion.State
-	var m replica.Remote
+	var m replication.Remote
 	g.Entity(id).LocomotionState(&cur, g.Frame())
 	m.Correction(&cur, &u, true)
 	m.Reset(&u, g.Frame())

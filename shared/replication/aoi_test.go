@@ -1,4 +1,4 @@
-package replica_test
+package replication_test
 
 import (
 	"fmt"
@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
-	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/replication"
 )
 
 func TestAOIHysteresis(t *testing.T) {
 	t.Parallel()
-	a := replica.AOI{Add: 10, Remove: 15}
+	a := replication.AOI{Add: 10, Remove: 15}
 	center := mgl32.Vec2{0, 0}
-	cands := []replica.Candidate{
+	cands := []replication.Candidate{
 		{ID: 1, Pos: mgl32.Vec2{100, 0}}, // self: always in view
 		{ID: 2, Pos: mgl32.Vec2{5, 0}},   // inside Add
 		{ID: 3, Pos: mgl32.Vec2{12, 0}},  // between Add and Remove
@@ -34,7 +34,7 @@ func TestAOIHysteresis(t *testing.T) {
 	if leaks := a.Leaks(center, 1, cands, 5, nil); len(leaks) != 0 {
 		t.Fatalf("leaks with slack %v", leaks)
 	}
-	if !a.Valid() || (replica.AOI{Add: 5, Remove: 4}).Valid() {
+	if !a.Valid() || (replication.AOI{Add: 5, Remove: 4}).Valid() {
 		t.Fatal("Valid")
 	}
 }
@@ -43,12 +43,12 @@ func TestAOIHysteresis(t *testing.T) {
 // radius enters once and does not flicker.
 func TestAOINoFlicker(t *testing.T) {
 	t.Parallel()
-	a := replica.DefaultAOI
+	a := replication.DefaultAOI
 	var visible []uint64
 	changes := 0
 	for i := range 100 {
 		x := a.Add - 1 + float32(i%7) // oscillates across the add radius
-		add, remove := a.Update(mgl32.Vec2{}, 1, visible, []replica.Candidate{{ID: 1}, {ID: 2, Pos: mgl32.Vec2{x, 0}}}, nil, nil)
+		add, remove := a.Update(mgl32.Vec2{}, 1, visible, []replication.Candidate{{ID: 1}, {ID: 2, Pos: mgl32.Vec2{x, 0}}}, nil, nil)
 		changes += len(add) + len(remove)
 		for _, id := range remove {
 			visible = slices.DeleteFunc(visible, func(v uint64) bool { return v == id })
@@ -62,8 +62,8 @@ func TestAOINoFlicker(t *testing.T) {
 }
 
 func ExampleAOI() {
-	a := replica.AOI{Add: 40, Remove: 50}
-	ents := []replica.Candidate{{ID: 7, Pos: mgl32.Vec2{0, 0}}, {ID: 8, Pos: mgl32.Vec2{45, 0}}, {ID: 9, Pos: mgl32.Vec2{30, 0}}}
+	a := replication.AOI{Add: 40, Remove: 50}
+	ents := []replication.Candidate{{ID: 7, Pos: mgl32.Vec2{0, 0}}, {ID: 8, Pos: mgl32.Vec2{45, 0}}, {ID: 9, Pos: mgl32.Vec2{30, 0}}}
 	add, remove := a.Update(mgl32.Vec2{0, 0}, 7, nil, ents, nil, nil)
 	fmt.Println("enter:", add, "leave:", remove)
 	// Entity 8 is between the radii: it stays out; once in, it would stay in.

@@ -1,4 +1,4 @@
-package replica
+package replication
 
 import (
 	"errors"
@@ -140,7 +140,7 @@ func (m *Remote) Off(cur *locomotion.State, posTol, yawTol float32) bool {
 		return st.Position != wirePos(cur.Position) || st.Yaw != wireYaw(cur.Yaw)
 	}
 	d := mgl32.Vec2{st.Position[0] - cur.Position[0], st.Position[1] - cur.Position[1]}
-	dyaw := wrapAngle(st.Yaw - cur.Yaw)
+	dyaw := geom.WrapAngle(st.Yaw - cur.Yaw)
 	return d.Len() > posTol || dyaw > yawTol || -dyaw > yawTol
 }
 
@@ -182,7 +182,7 @@ func wirePos(v mgl32.Vec3) mgl32.Vec3 {
 	return mgl32.Vec3{wire(v[0], p), wire(v[1], p), wire(v[2], p)}
 }
 
-func wireYaw(y float32) float32 { return wire(wrapAngle(y), locomotion.YawPrecision) }
+func wireYaw(y float32) float32 { return wire(geom.WrapAngle(y), locomotion.YawPrecision) }
 
 func wireSpeed(v float32) float32 { return wire(v, locomotion.SpeedPrecision) }
 
