@@ -177,5 +177,23 @@ func (r *Reader) at(err error) error {
 	return err
 }
 
+// ReadAll resets r to packet and returns its header and every message in it,
+// unmarshalled; the first error (header, framing or payload) ends it.
+func (r *Reader) ReadAll(packet []byte) (Header, []proto.Message, error) {
+	h, err := r.Reset(packet)
+	if err != nil {
+		return h, nil, err
+	}
+	var msgs []proto.Message
+	for r.Next() {
+		m, err := r.Message()
+		if err != nil {
+			return h, msgs, err
+		}
+		msgs = append(msgs, m)
+	}
+	return h, msgs, r.Err()
+}
+
 // Err returns the first error met by Reset or Next, or nil at a clean end.
 func (r *Reader) Err() error { return r.err }

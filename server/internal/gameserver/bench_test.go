@@ -401,23 +401,6 @@ func benchServer(b testing.TB, mod func(*Config)) *Server {
 	return s
 }
 
-// benchSession joins a socket-free session with an avatar at p.
-func (s *Server) benchSession(b testing.TB, name string, p mgl32.Vec2) *session {
-	b.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	b.Cleanup(cancel)
-	c := &session{id: s.nextID.Add(1), srv: s, ctx: ctx, cancel: cancel, out: make(chan []byte, 8), free: make(chan []byte, 8), name: name, joined: true}
-	id, err := s.game.Spawn(AvatarPrototype, s.region, p, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c.avatar = id
-	c.view.SetAvatar(id)
-	s.repl.Attach(&c.view)
-	s.sessions = append(s.sessions, c)
-	return c
-}
-
 // walkers spawns n entities of prototype proto within 25 m of center and returns a
 // function that gives every idle one a new goal (seeded).
 func walkers(b testing.TB, g *sim.Game, region int32, center mgl32.Vec2, proto int32, n int, seed uint64) func() {
@@ -444,55 +427,3 @@ func walkers(b testing.TB, g *sim.Game, region int32, center mgl32.Vec2, proto i
 	}
 }
 
-// BenchmarkReplicate measures the replication step of a frame (AOI, encoding,
-// packets; not the simulation's step) for 50 clients standing together, each
-// with 50 walking ghosts and the 49 other avatars in view: ns/client is the cost
-// per client per frame. The
-// baseline, per-client-encoding, is the same step plus encoding each shared
-// locomotion update again for every client that receives it, which is what the
-// server would pay without sharing the bytes.
-func BenchmarkReplicate(b *testing.B) {
-	for _, every := range []bool{false, true} {
-		updates := "sparse"
-		if every {
-			updates = "every"
-		}
-		b.Run(fmt.Sprintf("clients=50/entities=50/updates=%s/encoding=shared", updates), func(b *testing.B) {
-			benchReplicate(b, 50, 50, every)
-		})
-	}
-}
-
-func benchReplicate(b *testing.B, clients, n int, every bool) {
-	s := benchServer(b, func(c *Config) { c.EveryFrameUpdates = every })
-	center := s.game.Region(s.region).SpawnPoints()[0]
-	for i := range clients {
-		s.benchSession(b, fmt.Sprintf("c%d", i), center.Add(mgl32.Vec2{float32(i%10) - 5, float32(i/10) - 2.5}))
-	}
-	keepWalking := walkers(b, s.game, s.region, center, 2, n, 1) // ghosts
-	frame := func() {
-		b.StopTimer() // the simulation's step is not what is measured
-		keepWalking()
-		if err := s.game.Step(); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		s.replicate(true)
-		for _, c := range s.sessions {
-			select {
-			case p := <-c.out:
-				c.recycle(p) // as the writer does
-			default:
-			}
-		}
-	}
-	for range 40 { // the creates go by
-		frame()
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		frame()
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*clients), "ns/client")
-}

@@ -180,21 +180,9 @@ func (c *client) read() {
 			return
 		}
 		c.bytes.Add(int64(len(b)))
-		if _, err := rd.Reset(b); err != nil {
+		_, msgs, err := rd.ReadAll(b)
+		if err != nil {
 			c.err = err
-			return
-		}
-		var msgs []proto.Message
-		for rd.Next() {
-			m, err := rd.Message()
-			if err != nil {
-				c.err = err
-				return
-			}
-			msgs = append(msgs, m)
-		}
-		if rd.Err() != nil {
-			c.err = rd.Err()
 			return
 		}
 		select {

@@ -17,7 +17,6 @@ import (
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
-	"google.golang.org/protobuf/proto"
 )
 
 // TestIncrementalDump: "?timestamp>T" lists only the entities that changed after
@@ -273,16 +272,9 @@ func (lc *localClient) receive(t *testing.T) {
 	for {
 		select {
 		case b := <-lc.c.out:
-			if _, err := lc.rd.Reset(b); err != nil {
+			_, msgs, err := lc.rd.ReadAll(b)
+			if err != nil {
 				t.Fatal(err)
-			}
-			var msgs []proto.Message
-			for lc.rd.Next() {
-				m, err := lc.rd.Message()
-				if err != nil {
-					t.Fatal(err)
-				}
-				msgs = append(msgs, m)
 			}
 			lc.rep.Receive(0, msgs...)
 			if err := lc.rep.ResyncReason(); err != nil {

@@ -48,17 +48,9 @@ func (c *tamperConn) Read(ctx context.Context) ([]byte, error) {
 		return b, nil
 	}
 	rd := protocol.Reader{Limits: tfclient.ReadLimits}
-	h, err := rd.Reset(b)
+	h, msgs, err := rd.ReadAll(b)
 	if err != nil {
 		return nil, err
-	}
-	var msgs []proto.Message
-	for rd.Next() {
-		m, err := rd.Message()
-		if err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, m)
 	}
 	out, ok := c.script(msgs)
 	if !ok {

@@ -213,18 +213,8 @@ func (s *Server) Frame(c *Client) ([]proto.Message, error) {
 		return nil, err
 	}
 	rd := protocol.Reader{Limits: s.pk.Limits}
-	if _, err := rd.Reset(s.pk.Bytes()); err != nil {
-		return nil, err
-	}
-	var msgs []proto.Message
-	for rd.Next() {
-		m, err := rd.Message()
-		if err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, m)
-	}
-	return msgs, rd.Err()
+	_, msgs, err := rd.ReadAll(s.pk.Bytes())
+	return msgs, err
 }
 
 // Visible returns the ids the client holds (ascending). The slice is the server's.
