@@ -53,6 +53,7 @@ const (
 	Prop     MarkerKind = 2 // where a prop from a prop set stands
 	Blackout MarkerKind = 3 // a circle in which nothing spawns
 	Hotspot  MarkerKind = 4 // a place wandering NPCs walk to
+	Arrival  MarkerKind = 5 // where a traveller through a portal (Transition) appears
 )
 
 // Collision is how an entity's prototype takes part in physics.
@@ -261,9 +262,28 @@ func (c *Config) FireCooldown(id int32) uint64 {
 	return DefaultFireCooldown
 }
 
+// EntityIDsPerRegion is the size of each region's block of entity ids. The entities
+// created in region r take ids from FirstEntityID(r) on, so that the games of a world,
+// one per region, never hand out the same id, and an entity that travels to another
+// region keeps its id. Blocks are fixed by the region id (not by the number of
+// regions), so adding a region moves no other region's ids; 2^40 ids last a region
+// 35 years at a thousand new entities a second, and the last id of region 255 is
+// below 2^48, exact in a JavaScript number. Region 0's ids are 1, 2, ... as small as
+// ever (replication writes ids as varints).
+const EntityIDsPerRegion int64 = 1 << 40
+
+// FirstEntityID returns the first id of region's block of entity ids (0 names no
+// entity, so region 0's block starts at 1).
+func FirstEntityID(region int32) int64 {
+	if region == 0 {
+		return 1
+	}
+	return int64(region) * EntityIDsPerRegion
+}
+
 // Entity is a live entity: a row of the game-state table entity.
 type Entity struct {
-	ID        int32
+	ID        int64 // in the block of the region it was created in (FirstEntityID)
 	Prototype int32
 	Region    int32
 	Pos       mgl32.Vec2
@@ -279,7 +299,7 @@ type Entity struct {
 // Lost records a destroyed entity, so that incremental dumps (?timestamp>T) see
 // deletions.
 type Lost struct {
-	ID        int32
+	ID        int64
 	Region    int32
 	Timestamp int64 // frame of destruction
 }
@@ -313,7 +333,8 @@ func symbols() []*xdump.Table {
 			{Value: int64(Hole), Name: "hole"}, {Value: int64(Footprint), Name: "footprint"}}),
 		xdump.SymbolTable(UIDMarkerKind, "marker-kind", []xdump.Symbol{
 			{Value: int64(Spawn), Name: "spawn"}, {Value: int64(Prop), Name: "prop"},
-			{Value: int64(Blackout), Name: "blackout"}, {Value: int64(Hotspot), Name: "hotspot"}}),
+			{Value: int64(Blackout), Name: "blackout"}, {Value: int64(Hotspot), Name: "hotspot"},
+			{Value: int64(Arrival), Name: "arrival"}}),
 		xdump.SymbolTable(UIDCollision, "collision", []xdump.Symbol{
 			{Value: int64(CollideNone), Name: "none"}, {Value: int64(Blocking), Name: "blocking"},
 			{Value: int64(Overlapping), Name: "overlapping"}}),
@@ -438,7 +459,7 @@ func tables(c *Config, s *State) []*xdump.Table {
 			xdump.Int("cooldown", func(r *Power) *int32 { return &r.Cooldown }).Range(1, MaxFireCooldown)),
 
 		xdump.NewTable(xdump.Schema{UID: UIDEntity, Name: "entity", Key: xdump.KeyID}, &s.Entities,
-			constant(xdump.Int("id", func(r *Entity) *int32 { return &r.ID }).Ref("entity")),
+			constant(xdump.Int("id", func(r *Entity) *int64 { return &r.ID }).Ref("entity")),
 			constant(xdump.Int("prototype", func(r *Entity) *int32 { return &r.Prototype }).Ref("prototype")),
 			xdump.Int("region", func(r *Entity) *int32 { return &r.Region }).Ref("region"),
 			vec2("pos", func(r *Entity) *mgl32.Vec2 { return &r.Pos }),
@@ -450,7 +471,7 @@ func tables(c *Config, s *State) []*xdump.Table {
 			xdump.Int("seed", func(r *Entity) *uint32 { return &r.Seed }).With(xdump.Deity),
 			xdump.Int("timestamp", func(r *Entity) *int64 { return &r.Timestamp })),
 		xdump.NewTable(xdump.Schema{UID: UIDLost, Name: "lost"}, &s.Lost,
-			constant(xdump.Int("id", func(r *Lost) *int32 { return &r.ID })),
+			constant(xdump.Int("id", func(r *Lost) *int64 { return &r.ID })),
 			xdump.Int("region", func(r *Lost) *int32 { return &r.Region }).Ref("region"),
 			xdump.Int("timestamp", func(r *Lost) *int64 { return &r.Timestamp })),
 	}

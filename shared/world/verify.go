@@ -448,7 +448,7 @@ func (w *World) verifyMarkers(p *problems, ix *indexes) {
 			p.add("marker", i, "rot %d not in 0..3", m.Rot)
 		}
 		switch m.Kind {
-		case Spawn:
+		case Spawn, Arrival:
 		case Prop:
 			if !ix.propSet.has(m.PropSet) {
 				p.add("marker", i, "prop marker with unknown prop-set %d", m.PropSet)
@@ -477,6 +477,8 @@ func markerKindName(k MarkerKind) string {
 		return "blackout"
 	case Hotspot:
 		return "hotspot"
+	case Arrival:
+		return "arrival"
 	}
 	return "marker"
 }

@@ -36,16 +36,16 @@ func TestLoadDefault(t *testing.T) {
 		got   int
 		want  int
 	}{
-		{"region", len(w.Regions), 1},
-		{"cell", len(w.Cells), 9},
-		{"area", len(w.Areas), 3},
-		{"polygon", len(w.Polygons), 48},
-		{"vertex", len(w.Vertices), 249},
-		{"marker", len(w.Markers), 65},
+		{"region", len(w.Regions), 3},
+		{"cell", len(w.Cells), 9 + 36 + 2},
+		{"area", len(w.Areas), 7},
+		{"polygon", len(w.Polygons), 302},
+		{"vertex", len(w.Vertices), 2000},
+		{"marker", len(w.Markers), 93},
 		{"prototype", len(w.Prototypes), 10},
 		{"prop-set", len(w.PropSets), 3},
-		{"population", len(w.Populations), 5},
-		{"entity", len(w.Entities), 47},
+		{"population", len(w.Populations), 11},
+		{"entity", len(w.Entities), 56},
 		{"lost", len(w.Lost), 0},
 	}
 	for _, c := range counts {
@@ -68,10 +68,12 @@ func TestLoadDefault(t *testing.T) {
 	}
 }
 
-// TestDefaultMesh builds every region's navmesh and validates it.
+// TestDefaultMesh builds every region's navmesh and validates it: the hub's landmarks,
+// and in every region its spawn points and hotspots on walkable ground.
 func TestDefaultMesh(t *testing.T) {
 	t.Parallel()
 	w := loadDefault(t)
+	landmarks := map[string]int{} // region name: landmarks checked
 	for _, r := range w.Regions {
 		m, err := w.BuildMesh(r.ID, nil)
 		if err != nil {
@@ -95,13 +97,21 @@ func TestDefaultMesh(t *testing.T) {
 			{"lab wall", mgl32.Vec2{128.15, 140}, 0},
 			{"spawn point", mgl32.Vec2{20, 160}, navi.Walk},
 		}
+		if r.Name != "downtown" {
+			checks = nil
+		}
 		for _, c := range checks {
+			landmarks[r.Name]++
 			f := m.FlagsAt(c.p)
 			if c.want == 0 && f&navi.Walk != 0 || f&c.want != c.want {
 				t.Errorf("%s %v: flags %b, want %b", c.what, c.p, f, c.want)
 			}
 		}
 		for _, mk := range w.Markers {
+			if w.Areas[mk.Area].Region != r.ID {
+				continue
+			}
+			landmarks[r.Name]++
 			if mk.Kind == Spawn && !m.InBlackOutZone(mk.Pos, 0) {
 				t.Errorf("spawn marker %d at %v: not in a blackout zone of the mesh", mk.ID, mk.Pos)
 			}
@@ -109,6 +119,9 @@ func TestDefaultMesh(t *testing.T) {
 				t.Errorf("%s marker %d at %v: not on walkable ground", markerKindName(mk.Kind), mk.ID, mk.Pos)
 			}
 		}
+	}
+	if len(landmarks) != len(w.Regions) || landmarks["downtown"] < 8 {
+		t.Errorf("checked %v", landmarks)
 	}
 }
 
@@ -503,7 +516,7 @@ func TestProps(t *testing.T) {
 	for _, e := range w.Entities {
 		b.WriteString(letter[w.Prototypes[e.Prototype].Name])
 	}
-	const want = "sssvvssvvsssssvsssssssvsssvssCCcccCcclplpppcCcc"
+	const want = "sssvvssvvsssssvsssssssvsssvssCCcccCcclplpppcCccpllcccccc"
 	if got := b.String(); got != want {
 		t.Errorf("props %s, want %s", got, want)
 	}

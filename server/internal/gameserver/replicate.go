@@ -89,7 +89,7 @@ func (s *Server) replicate(stepped bool) {
 	s.prevIDs, s.curIDs = s.curIDs, s.prevIDs
 	for _, id := range s.destroyed {
 		if t := s.last[sim.EntityID(id)]; t != nil {
-			s.addLost(world.Lost{ID: int32(id), Region: t.region, Timestamp: int64(f)})
+			s.addLost(world.Lost{ID: int64(id), Region: t.region, Timestamp: int64(f)})
 			delete(s.last, sim.EntityID(id))
 		}
 	}
