@@ -39,8 +39,9 @@ func TestLoadDefault(t *testing.T) {
 		{"region", len(w.Regions), 3},
 		{"cell", len(w.Cells), 9 + 36 + 2},
 		{"area", len(w.Areas), 7},
-		{"polygon", len(w.Polygons), 302},
-		{"vertex", len(w.Vertices), 2000},
+		{"polygon", len(w.Polygons), 303},
+		{"vertex", len(w.Vertices), 2004},
+		{"transition", len(w.Transitions), 5},
 		{"marker", len(w.Markers), 93},
 		{"prototype", len(w.Prototypes), 10},
 		{"prop-set", len(w.PropSets), 3},
@@ -423,7 +424,7 @@ func TestConfigRoundTrip(t *testing.T) {
 	w.Rules = sampleRules()
 	var text bytes.Buffer
 	for _, tb := range w.Registry().Tables() {
-		if uid := tb.Schema().UID; uid < UIDRegion || uid > UIDPower {
+		if uid := tb.Schema().UID; uid < UIDRegion || uid > UIDTransition {
 			continue
 		}
 		if err := w.Registry().WriteConfig(&text, tb); err != nil {
@@ -497,9 +498,10 @@ func TestTables(t *testing.T) {
 28 "population"
 29 "hotspot-rule"
 30 "power"
+31 "transition"
 40 "entity"
 41 "lost"
-/24
+/25
 `
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
@@ -622,6 +624,43 @@ func BenchmarkBuildMeshDefault(b *testing.B) {
 	for b.Loop() {
 		if _, err := w.BuildMesh(0, nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestPortalsWorld: the small world with a second region and portals both ways (the
+// base of the transition cases of testdata/bad) loads, and InPortal tells a disc and
+// a polygon portal's inside, margin and outside apart.
+func TestPortalsWorld(t *testing.T) {
+	t.Parallel()
+	w, err := Load(overlay(t, "testdata/portals"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Transitions) != 2 || w.AvatarRadius() != 0.5 {
+		t.Fatalf("%d transitions, avatar radius %g", len(w.Transitions), w.AvatarRadius())
+	}
+	door, back := &w.Transitions[0], &w.Transitions[1]
+	ring := w.PortalRing(back)
+	if len(ring) != 4 || w.PortalRing(door) != nil {
+		t.Fatalf("rings %v, %v", ring, w.PortalRing(door))
+	}
+	for _, c := range []struct {
+		t      *Transition
+		p      mgl32.Vec2
+		margin float32
+		want   bool
+	}{
+		{door, mgl32.Vec2{18, 2}, 0, true},
+		{door, mgl32.Vec2{18, 3.2}, 0, false},
+		{door, mgl32.Vec2{18, 3.2}, 0.5, true},
+		{back, mgl32.Vec2{38.5, 8.5}, 0, true},
+		{back, mgl32.Vec2{37.7, 8.5}, 0, false},
+		{back, mgl32.Vec2{37.7, 8.5}, 0.5, true},
+		{back, mgl32.Vec2{39.6, 9.6}, 0.5, false}, // beyond the corner by 0.85
+	} {
+		if got := InPortal(c.t, w.PortalRing(c.t), c.p, c.margin); got != c.want {
+			t.Errorf("InPortal(%s, %v, %g) = %v", c.t.Name, c.p, c.margin, got)
 		}
 	}
 }
