@@ -89,13 +89,14 @@ type Game struct {
 	wakes           [wakeSlots][]EntityID
 	inStep          bool
 
-	inputs   []Input
-	rejected []Rejected
-	events   []Event
-	results  []PowerResult
-	actions  []action
-	destroys int // entities marked dead this step
-	rules    []Rule
+	inputs     []Input
+	rejected   []Rejected
+	events     []Event
+	results    []PowerResult
+	actions    []action
+	destroys   int // entities marked dead this step
+	departures []Departure
+	rules      []Rule
 
 	pairs, pairsNext []pair // overlapping pairs, sorted, at the end of the last frame
 	maxMotion        float32
@@ -356,6 +357,7 @@ func (g *Game) Step() error {
 	// 4. Physics, committing each move.
 	g.physicsResolveEntities()
 	g.updateHotspots()
+	g.updatePortals()
 
 	// 5. Deferred work.
 	g.runActions()

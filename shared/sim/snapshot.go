@@ -15,7 +15,7 @@ import (
 
 // Serialize packs or unpacks the whole simulation state of the game: frame, next id,
 // the PRNG, blackout-zone switches, hotspot occupancy, rules, entities, overlapping
-// pairs and queued inputs. The world (configuration, meshes) is not included: unpack
+// pairs, queued inputs, and the avatars inside each portal. The world (configuration, meshes) is not included: unpack
 // into a game built by New from the same world. Use it in Disk mode (Snapshot, Restore)
 // or Migration mode (handoff); Replication has no game-level archive.
 func (g *Game) Serialize(a *archive.Archive) error {
@@ -58,6 +58,9 @@ func (g *Game) Serialize(a *archive.Archive) error {
 				h := &r.areas[ai].hotspots[hi]
 				archive.TransferSlice(a, &h.inside, transferID)
 			}
+		}
+		for pi := range r.portals {
+			archive.TransferSlice(a, &r.portals[pi].inside, transferID)
 		}
 	}
 	archive.TransferSlice(a, &g.rules, func(a *archive.Archive, r *Rule) { a.TransferObject(r) })
