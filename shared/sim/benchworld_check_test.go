@@ -19,11 +19,12 @@ func TestBenchWorld(t *testing.T) {
 	}
 	const k = 2
 	w := benchWorld(t, k)
-	if got := len(w.Areas); got != k*k*len(base.World().Areas) {
-		t.Fatalf("%d areas, want %d", got, k*k*len(base.World().Areas))
+	r0 := base.Region(0) // the hub, which the bench world tiles
+	if got := len(w.Areas); got != k*k*len(r0.areas) {
+		t.Fatalf("%d areas, want %d", got, k*k*len(r0.areas))
 	}
-	g := crowdIn(t, w, 2000, 3)
-	r, r0 := g.Regions()[0], base.Regions()[0]
+	g := crowdIn(t, w, benchRegion, 2000, 3)
+	r := g.Regions()[0]
 	if r.bounds.Max[0] != k*benchTile || r.bounds.Max[1] != k*benchTile {
 		t.Fatalf("region bounds %v", r.bounds)
 	}
@@ -40,7 +41,13 @@ func TestBenchWorld(t *testing.T) {
 			t.Errorf("cell %d (a copy of %d): spawnable area %.2f m², want %.2f", c.id, orig.id, got, want)
 		}
 	}
-	if n, n0 := len(g.World().Entities), len(base.World().Entities); n != k*k*n0 {
+	n0 := 0
+	for _, e := range base.World().Entities {
+		if e.Region == r0.id {
+			n0++
+		}
+	}
+	if n := len(g.World().Entities); n != k*k*n0 {
 		t.Errorf("%d props, want %d × %d", n, k*k, n0)
 	}
 	tris, tris0 := len(r.mesh.Triangles()), len(r0.mesh.Triangles())

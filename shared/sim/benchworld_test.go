@@ -11,17 +11,22 @@ import (
 	"github.com/twinframe/twinframe/shared/world"
 )
 
-// The bench world is the default region tiled k×k: one region of k·192 m square whose
-// cells, areas, walkable ground, obstacles, markers (props, hotspots, spawn points and
-// blackout zones) and populations are k² copies of the default region's, shifted by
+// The bench world is the default world's hub (the region downtown) tiled k×k: one
+// region of k·192 m square whose cells, areas, walkable ground, obstacles, markers
+// (props, hotspots, spawn points and blackout zones) and populations are k² copies of
+// the hub's, shifted by
 // 192 m, so that it has the same density of obstacles and of everything else. It is
 // written as configuration text from the default world's own files and loaded with
 // world.Load, and the game builds its navigation mesh as for any world: nothing is
 // shortcut. Copy (tx, ty) names its areas and polygons with the suffix "-t", t = ty·k+tx;
-// the prop footprints (in no area) are kept once.
+// the prop footprints (in no area) are kept once. The rows of the other regions, and
+// the transitions between regions, are left out.
 
-// benchTile is the side of the default region, the offset between copies.
+// benchTile is the side of the hub, the offset between copies.
 const benchTile = 192
+
+// benchRegion is the region the bench world tiles.
+const benchRegion = "downtown"
 
 // benchWorldFiles returns the configuration files of the default world tiled k×k.
 func benchWorldFiles(k int) (fs.FS, error) {
@@ -31,7 +36,7 @@ func benchWorldFiles(k int) (fs.FS, error) {
 		return nil, err
 	}
 	out := fstest.MapFS{}
-	tl := &tiler{k: k, footprints: map[string]bool{}}
+	tl := &tiler{k: k, footprints: map[string]bool{}, areas: map[string]bool{}, polygons: map[string]bool{}}
 	for _, name := range names {
 		data, err := fs.ReadFile(src, name)
 		if err != nil {
@@ -64,6 +69,8 @@ func benchWorld(tb testing.TB, k int) *world.World {
 type tiler struct {
 	k          int
 	footprints map[string]bool // polygons in no area: kept once, not renamed
+	areas      map[string]bool // the tiled region's areas, by name
+	polygons   map[string]bool // the polygons of those areas, by name
 }
 
 // file rewrites the rows of every table of one configuration file; comments and
@@ -166,6 +173,39 @@ func (tl *tiler) row(table string, row map[string]string, t int, next *int) (map
 	renumber := func() {
 		out["id"] = strconv.Itoa(*next)
 		*next++
+	}
+	unquote := func(col string) string { return strings.Trim(row[col], `"`) }
+	// Rows of the other regions are left out; the tables come in the order of the
+	// default world's files, so a region's areas are known before their rows.
+	switch table {
+	case "region":
+		if unquote("name") != benchRegion {
+			return nil, false, nil
+		}
+	case "cell":
+		if row["region"] != benchRegion {
+			return nil, false, nil
+		}
+	case "area":
+		if row["region"] != benchRegion {
+			return nil, false, nil
+		}
+		tl.areas[unquote("name")] = true
+	case "polygon":
+		if row["area"] != "-1" && !tl.areas[row["area"]] {
+			return nil, false, nil
+		}
+		tl.polygons[unquote("name")] = true
+	case "vertex":
+		if !tl.polygons[row["polygon"]] {
+			return nil, false, nil
+		}
+	case "marker", "population":
+		if !tl.areas[row["area"]] {
+			return nil, false, nil
+		}
+	case "transition":
+		return nil, false, nil
 	}
 	var err error
 	switch table {

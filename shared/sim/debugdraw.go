@@ -21,6 +21,7 @@ type DrawOptions struct {
 	Hotspots  bool // hotspot circles
 	Blackouts bool // blackout zones (active: filled, inactive: outline)
 	Spawns    bool // spawn markers
+	Portals   bool // portals (the overlay "portals"): disc or polygon, and where each leads
 	// Region limits drawing to one region id; -1 draws all.
 	Region int32
 	// SweepFrame, with Sweeps, draws only the sweeps made at that frame (0: each
@@ -32,7 +33,7 @@ type DrawOptions struct {
 
 // DrawAll draws every overlay of every region.
 var DrawAll = DrawOptions{Entities: true, Labels: true, Paths: true, Sweeps: true, Events: true,
-	Hotspots: true, Blackouts: true, Spawns: true, Region: -1}
+	Hotspots: true, Blackouts: true, Spawns: true, Portals: true, Region: -1}
 
 // Overlay colours.
 var (
@@ -48,6 +49,7 @@ var (
 	ColorBlackout    = debugdraw.Black.WithAlpha(90)
 	ColorSpawn       = debugdraw.RGBA(150, 255, 150, 255)
 	ColorSelected    = debugdraw.White
+	ColorPortal      = debugdraw.Magenta.WithAlpha(200)
 )
 
 // DebugDraw draws the game's simulation state into d: entities, paths, last sweeps with
@@ -75,6 +77,9 @@ func DebugDraw(d debugdraw.Drawer, g *Game, opt DrawOptions) {
 			for _, p := range r.spawns {
 				d.Point(p, 6, ColorSpawn)
 			}
+		}
+		if opt.Portals {
+			drawPortals(d, g, r)
 		}
 	}
 	for _, e := range g.ents {
@@ -130,6 +135,36 @@ func DebugDraw(d debugdraw.Drawer, g *Game, opt DrawOptions) {
 				}
 			}
 		}
+	}
+}
+
+// drawPortals draws each portal of r, its disc or its polygon, labelled with the
+// region it leads to ("→ wilds", a one-way portal "⇒ vault").
+func drawPortals(d debugdraw.Drawer, g *Game, r *Region) {
+	for i := range r.portals {
+		p := &r.portals[i]
+		at := p.t.Pos
+		if p.ring == nil {
+			d.Circle(p.t.Pos, p.t.Radius, ColorPortal, false)
+		} else {
+			at = mgl32.Vec2{}
+			for k, q := range p.ring {
+				d.Segment(q, p.ring[(k+1)%len(p.ring)], ColorPortal)
+				at = geom.Add(at, q)
+			}
+			at = geom.Scale(at, 1/float32(len(p.ring)))
+		}
+		to := strconv.Itoa(int(p.t.Region))
+		for _, wr := range g.world.Regions {
+			if wr.ID == p.t.Region {
+				to = wr.Name
+			}
+		}
+		arrow := "→ "
+		if p.t.OneWay != 0 {
+			arrow = "⇒ "
+		}
+		d.Text(at, arrow+to, ColorPortal)
 	}
 }
 

@@ -20,7 +20,7 @@ func TestDebugDraw(t *testing.T) {
 	var rec debugdrawtest.Recorder
 	DebugDraw(&rec, g, DrawAll)
 	n := len(g.Entities())
-	if got := rec.Count(debugdrawtest.Text); got != n {
+	if got := len(rec.Filter(debugdrawtest.Text, debugdraw.White)); got != n {
 		t.Errorf("%d labels for %d entities", got, n)
 	}
 	if len(rec.Filter(debugdrawtest.Point, ColorHit)) == 0 {
@@ -67,5 +67,33 @@ func TestDrawPathArcs(t *testing.T) {
 	}
 	if geom.Dist(prev, l.path[2]) > 1e-4 || onArc < 8 {
 		t.Errorf("ends at %v with %d points on the arc", prev, onArc)
+	}
+}
+
+// TestDrawPortals: the overlay portals draws the hub's disc portal as a circle and
+// its polygon portal as a closed ring, each labelled with where it leads; without the
+// overlay nothing of the portal colour is drawn.
+func TestDrawPortals(t *testing.T) {
+	t.Parallel()
+	g := quiet(t)
+	var rec debugdrawtest.Recorder
+	DebugDraw(&rec, g, DrawOptions{Portals: true, Region: -1})
+	if n := len(rec.Filter(debugdrawtest.Circle, ColorPortal)); n != 1 {
+		t.Errorf("%d portal circles, want 1 (park-gate)", n)
+	}
+	if n := len(rec.Filter(debugdrawtest.Segment, ColorPortal)); n != 4 {
+		t.Errorf("%d portal segments, want 4 (vault-door)", n)
+	}
+	labels := map[string]bool{}
+	for _, c := range rec.Filter(debugdrawtest.Text, ColorPortal) {
+		labels[c.Text] = true
+	}
+	if !labels["→ wilds"] || !labels["→ vault"] {
+		t.Errorf("labels %v", labels)
+	}
+	rec.Reset()
+	DebugDraw(&rec, g, DrawOptions{Hotspots: true, Region: -1})
+	if rec.Count(debugdrawtest.Text) != 0 || len(rec.Filter(debugdrawtest.Circle, ColorPortal)) != 0 {
+		t.Error("portals drawn without the overlay")
 	}
 }

@@ -51,8 +51,13 @@ var (
 	ErrWorld         = errors.New("sim: snapshot does not match the world")
 )
 
-// Options configure a Game. The zero value is usable.
+// Options configure a Game. The zero value is usable: a game of region 0.
 type Options struct {
+	// Region is the id of the one region the game simulates. A world of several
+	// regions runs as one game per region (each with its own state hash, stepped in
+	// parallel by the server); entities move between them only by Emigrate and
+	// Immigrate. The zero value is region 0, the default world's hub.
+	Region int32
 	// Seed seeds the game's PRNG (PCG). Every random choice of the simulation draws from
 	// it, so a seed and the inputs determine the game.
 	Seed uint64
@@ -63,28 +68,35 @@ type Options struct {
 	MaxEventsPerFrame int
 }
 
-// Game is one simulation: the regions of a world, their entities, a seeded PRNG, the
-// frame counter and the scheduler. It is not safe for concurrent use.
+// Game is one simulation: a region of a world (Options.Region), its entities, a seeded
+// PRNG, the frame counter and the scheduler. It is not safe for concurrent use; the
+// games of different regions share nothing but the world, which none changes, so they
+// may step in parallel.
 type Game struct {
 	world   *world.World
 	opt     Options
-	regions []*Region
+	regions []*Region // the one region of Options.Region
 	ents    []*Entity // sorted by id
 	nextID  EntityID
-	frame   uint64
-	pcg     *rand.PCG
-	rng     *rand.Rand
-	sched   *schedule.Scheduler
-	wakes   [wakeSlots][]EntityID
-	inStep  bool
+	// firstID and lastID bound the region's block of ids (world.FirstEntityID): the
+	// game hands out ids from it, so the games of a world never collide. Immigrants
+	// keep the ids of the region they were created in.
+	firstID, lastID EntityID
+	frame           uint64
+	pcg             *rand.PCG
+	rng             *rand.Rand
+	sched           *schedule.Scheduler
+	wakes           [wakeSlots][]EntityID
+	inStep          bool
 
-	inputs   []Input
-	rejected []Rejected
-	events   []Event
-	results  []PowerResult
-	actions  []action
-	destroys int // entities marked dead this step
-	rules    []Rule
+	inputs     []Input
+	rejected   []Rejected
+	events     []Event
+	results    []PowerResult
+	actions    []action
+	destroys   int // entities marked dead this step
+	departures []Departure
+	rules      []Rule
 
 	pairs, pairsNext []pair // overlapping pairs, sorted, at the end of the last frame
 	maxMotion        float32
@@ -97,10 +109,11 @@ type Game struct {
 
 const wakeSlots = 256
 
-// New builds a game of every region of w: a navigation mesh per region (with the
-// world's blackout zones), the world's hotspot rules (in table order, before any added
-// with AddRule), the initial entities of w's state (its props), with ids continuing
-// after theirs. w must stay unchanged while the game uses it.
+// New builds a game of the region opt.Region of w: its navigation mesh (with the
+// world's blackout zones), the world's hotspot rules on its hotspots (in table order,
+// before any added with AddRule), and the initial entities of w's state in the region
+// (its props), with ids continuing after theirs in the region's block of ids
+// (world.FirstEntityID). w must stay unchanged while the game uses it.
 func New(w *world.World, opt *Options) (*Game, error) {
 	g := &Game{world: w}
 	if opt != nil {
@@ -109,21 +122,35 @@ func New(w *world.World, opt *Options) (*Game, error) {
 	g.pcg = rand.NewPCG(g.opt.Seed, 0x7477696e6672616d) // "twinfram"
 	g.rng = rand.New(g.pcg)
 	g.sched = schedule.New(1, g.opt.MaxEventsPerFrame)
-	g.nextID = 1
+	var wr *world.Region
 	for i := range w.Regions {
-		r, err := newRegion(w, &w.Regions[i])
-		if err != nil {
-			return nil, fmt.Errorf("sim: region %q: %w", w.Regions[i].Name, err)
+		if w.Regions[i].ID == g.opt.Region {
+			wr = &w.Regions[i]
 		}
-		g.regions = append(g.regions, r)
 	}
+	if wr == nil {
+		return nil, fmt.Errorf("%w: %d", ErrNoRegion, g.opt.Region)
+	}
+	g.firstID, g.lastID = IDRange(wr.ID)
+	g.nextID = g.firstID
+	r, err := newRegion(w, wr)
+	if err != nil {
+		return nil, fmt.Errorf("sim: region %q: %w", wr.Name, err)
+	}
+	g.regions = append(g.regions, r)
 	for _, wr := range w.Rules {
+		if _, h := g.hotspot(wr.Hotspot); h == nil {
+			continue // a rule of another region's hotspot
+		}
 		if err := g.AddRule(ruleOf(wr)); err != nil {
 			return nil, fmt.Errorf("sim: hotspot-rule %d: %w", wr.ID, err)
 		}
 	}
 	for i := range w.Entities {
 		we := &w.Entities[i]
+		if we.Region != r.id {
+			continue
+		}
 		pr := g.proto(we.Prototype)
 		if pr == nil {
 			return nil, fmt.Errorf("%w: entity %d has prototype %d", ErrNoPrototype, we.ID, we.Prototype)
@@ -131,14 +158,23 @@ func New(w *world.World, opt *Options) (*Game, error) {
 		e := g.fromProto(pr, we.Region, we.Pos, we.Yaw)
 		e.id = EntityID(we.ID)
 		e.owner, e.seed = we.Owner, we.Seed
-		if e.id < g.nextID {
-			return nil, fmt.Errorf("%w: world entity ids not increasing at %d", ErrCorrupt, we.ID)
+		if e.id < g.nextID || e.id > g.lastID {
+			return nil, fmt.Errorf("%w: world entity %d not increasing in region %d's ids %d..%d", ErrCorrupt, we.ID, r.id, g.firstID, g.lastID)
 		}
 		g.ents = append(g.ents, e)
 		g.nextID = e.id + 1
 	}
 	return g, nil
 }
+
+// IDRange returns the block of entity ids the game of region hands out
+// (world.FirstEntityID to the last before the next region's block).
+func IDRange(region int32) (first, last EntityID) {
+	return EntityID(world.FirstEntityID(region)), EntityID(world.FirstEntityID(region+1) - 1)
+}
+
+// Home returns the region the game simulates (Options.Region).
+func (g *Game) Home() *Region { return g.regions[0] }
 
 // World returns the world the game was built from.
 func (g *Game) World() *world.World { return g.world }
@@ -150,7 +186,8 @@ func (g *Game) Frame() uint64 { return g.frame }
 // Rand returns the game's PRNG. Drawing from it changes the game's state (and hash).
 func (g *Game) Rand() *rand.Rand { return g.rng }
 
-// Regions returns the game's regions in world order. The slice must not be modified.
+// Regions returns the game's regions: the one it simulates (Home). The slice must
+// not be modified.
 func (g *Game) Regions() []*Region { return g.regions }
 
 // Region returns the region with id, or nil.
@@ -320,6 +357,7 @@ func (g *Game) Step() error {
 	// 4. Physics, committing each move.
 	g.physicsResolveEntities()
 	g.updateHotspots()
+	g.updatePortals()
 
 	// 5. Deferred work.
 	g.runActions()

@@ -36,7 +36,7 @@ func (g *Game) CheckInvariants() error {
 		}
 	}
 	for i, e := range g.ents {
-		if e.id == 0 || e.id >= g.nextID || (i > 0 && g.ents[i-1].id >= e.id) {
+		if !g.validID(e.id) || (i > 0 && g.ents[i-1].id >= e.id) {
 			add("entity id %d out of order (next id %d)", e.id, g.nextID)
 		}
 		if !geom.Finite2(e.pos) || !geom.Finite(e.yaw) || !geom.Finite(e.radius) || !geom.Finite(e.speed) || e.radius < 0 || e.speed < 0 {

@@ -23,8 +23,10 @@ type Region struct {
 	areas  []area
 	zones  []zone
 	spawns []mgl32.Vec2 // spawn markers
-	perm   []int32      // spawn-grid shuffle scratch
-	cells  []cell
+	// portals are the transitions of its areas, in table order.
+	portals []portal
+	perm    []int32 // spawn-grid shuffle scratch
+	cells   []cell
 	// spawnDirty says the cells' spawnable areas are stale (a blackout zone changed).
 	spawnDirty bool
 }
@@ -133,6 +135,7 @@ func newRegion(w *world.World, wr *world.Region) (*Region, error) {
 		}
 		r.cells = append(r.cells, c)
 	}
+	r.portals = newPortals(w, r)
 	r.spawnDirty = true
 	if len(ids) != len(r.zones) {
 		return nil, fmt.Errorf("%w: %d blackout zones in the mesh, %d markers", ErrWorld, len(ids), len(r.zones))

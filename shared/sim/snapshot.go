@@ -15,7 +15,7 @@ import (
 
 // Serialize packs or unpacks the whole simulation state of the game: frame, next id,
 // the PRNG, blackout-zone switches, hotspot occupancy, rules, entities, overlapping
-// pairs and queued inputs. The world (configuration, meshes) is not included: unpack
+// pairs, queued inputs, and the avatars inside each portal. The world (configuration, meshes) is not included: unpack
 // into a game built by New from the same world. Use it in Disk mode (Snapshot, Restore)
 // or Migration mode (handoff); Replication has no game-level archive.
 func (g *Game) Serialize(a *archive.Archive) error {
@@ -59,6 +59,9 @@ func (g *Game) Serialize(a *archive.Archive) error {
 				archive.TransferSlice(a, &h.inside, transferID)
 			}
 		}
+		for pi := range r.portals {
+			archive.TransferSlice(a, &r.portals[pi].inside, transferID)
+		}
 	}
 	archive.TransferSlice(a, &g.rules, func(a *archive.Archive, r *Rule) { a.TransferObject(r) })
 	n := len(g.ents)
@@ -88,8 +91,11 @@ func (g *Game) Serialize(a *archive.Archive) error {
 }
 
 func (g *Game) checkUnpacked() error {
+	if g.nextID < g.firstID || g.nextID > g.lastID {
+		return fmt.Errorf("%w: next id %d outside the region's ids %d..%d", ErrCorrupt, g.nextID, g.firstID, g.lastID)
+	}
 	for i, e := range g.ents {
-		if e.id == 0 || e.id >= g.nextID || (i > 0 && g.ents[i-1].id >= e.id) {
+		if !g.validID(e.id) || (i > 0 && g.ents[i-1].id >= e.id) {
 			return fmt.Errorf("%w: entity id %d out of order", ErrCorrupt, e.id)
 		}
 		if g.Region(e.region) == nil {
@@ -105,6 +111,15 @@ func (g *Game) checkUnpacked() error {
 	g.sched = schedule.New(g.frame+1, g.opt.MaxEventsPerFrame)
 	g.rebuildWakes()
 	return nil
+}
+
+// validID reports whether id may name an entity of the game: one it handed out
+// (below nextID in its block), or an immigrant's from another region's block.
+func (g *Game) validID(id EntityID) bool {
+	if id >= g.firstID && id <= g.lastID {
+		return id < g.nextID
+	}
+	return id != 0
 }
 
 // Snapshot packs the game's state into a Disk archive.

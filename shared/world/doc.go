@@ -1,6 +1,7 @@
 // Package world defines Twinframe's configuration and game-state tables — regions,
 // cells, areas, polygons and their vertices, markers, prototypes, prop sets,
-// populations, hotspot rules, powers, entities and lost entities — and loads a world from human-readable
+// populations, hotspot rules, powers, transitions (portals between regions), entities
+// and lost entities — and loads a world from human-readable
 // xdump .config files, verifying it with errors that name file and line.
 // It ships the default world embedded (DefaultFiles) and turns each region into the
 // navi.Geometry its navigation mesh is built from.
@@ -19,8 +20,15 @@
 // resolved, cells tiling their region, areas apart, polygons closed, simple and inside
 // their area, markers inside their area, prop sets, populations and hotspot rules
 // sane (a rule's hotspot is a hotspot marker, its action has exactly the argument it
-// needs), and every number within its range — and reports
-// up to 20 problems at once, each at the file and line of the row at fault. Random
+// needs), transitions sane (a disc or portal polygon in an area, leading to an
+// arrival marker of another region, with a way back unless one-way, the arrival
+// clear of that region's portals by the avatar's radius, so no portal loops), and
+// every number within its range — and reports
+// up to 20 problems at once, each at the file and line of the row at fault. Load then
+// builds the navmesh of each region a portal leads to and checks that the arrival
+// gives the avatar (the largest player prototype) room on walkable ground, again at
+// the transition's file and line. Each region's props take entity ids from the
+// region's own block (FirstEntityID), so one game per region never collide. Random
 // choices (which prop a marker places) are seeded by the cell's seed and the marker
 // id with integer hashing only, so the server and the wasm client compute the same
 // initial state; prop rotations are quarter turns, so footprints turn exactly.

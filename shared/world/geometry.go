@@ -1,8 +1,10 @@
 package world
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
 
@@ -99,7 +101,8 @@ func byID[R any](rows []R, id func(*R) int32) map[int32]*R {
 }
 
 // InitState replaces the state with the initial state of a verified configuration: one
-// static entity per prop marker, ids 1, 2, ... in marker order, at frame 0. Populations
+// static entity per prop marker, at frame 0, each region's numbered in marker order
+// from the first id of the region's block (FirstEntityID), rows in id order. Populations
 // are topped up by the simulation, not here. It checks that every prop a marker may
 // place (any member of its prop set) lies inside the marker's area.
 func (w *World) InitState() error {
@@ -109,6 +112,7 @@ func (w *World) InitState() error {
 	areas := byID(c.Areas, func(r *Area) int32 { return r.ID })
 	sets := byID(c.PropSets, func(r *PropSet) int32 { return r.ID })
 	var ents []Entity
+	next := map[int32]int64{} // region: the next id of its block
 	for i := range c.Markers {
 		m := &c.Markers[i]
 		if m.Kind != Prop {
@@ -135,8 +139,11 @@ func (w *World) InitState() error {
 			p.add("marker", i, "no prop to place (prop-set %d, or no cell at %v)", m.PropSet, m.Pos)
 			continue
 		}
+		if _, ok := next[ar.Region]; !ok {
+			next[ar.Region] = FirstEntityID(ar.Region)
+		}
 		ents = append(ents, Entity{
-			ID:        int32(len(ents) + 1),
+			ID:        next[ar.Region],
 			Prototype: id,
 			Region:    ar.Region,
 			Pos:       m.Pos,
@@ -146,7 +153,9 @@ func (w *World) InitState() error {
 			Owner:     -1,
 			Seed:      uint32(mix(uint64(cl.Seed) ^ uint64(m.ID)<<32)),
 		})
+		next[ar.Region]++
 	}
+	slices.SortStableFunc(ents, func(a, b Entity) int { return cmp.Compare(a.ID, b.ID) })
 	if err := p.err(); err != nil {
 		return err
 	}
@@ -175,7 +184,7 @@ func (w *World) BlackoutZones(region int32) []Zone {
 // source says where polygon i of a region's navi.Geometry comes from.
 type source struct {
 	polygon int32 // configured polygon id
-	entity  int32 // the prop entity whose footprint it is, or -1
+	entity  int64 // the prop entity whose footprint it is, or -1
 }
 
 // Geometry returns the input of navi.Build for region: its bounds; the walkable,

@@ -28,6 +28,7 @@ const (
 	UIDPopulation  = 28
 	UIDHotspotRule = 29
 	UIDPower       = 30
+	UIDTransition  = 31
 
 	UIDEntity = 40
 	UIDLost   = 41
@@ -42,6 +43,7 @@ const (
 	Obstacle  PolygonKind = 2 // a solid wall or building in an area
 	Hole      PolygonKind = 3 // open space nobody walks on (a pit, water)
 	Footprint PolygonKind = 4 // a prop's outline around its origin; belongs to no area
+	Portal    PolygonKind = 5 // the shape of a portal (Transition) in an area; not in the navmesh
 )
 
 // MarkerKind says what a marker marks.
@@ -53,6 +55,7 @@ const (
 	Prop     MarkerKind = 2 // where a prop from a prop set stands
 	Blackout MarkerKind = 3 // a circle in which nothing spawns
 	Hotspot  MarkerKind = 4 // a place wandering NPCs walk to
+	Arrival  MarkerKind = 5 // where a traveller through a portal (Transition) appears
 )
 
 // Collision is how an entity's prototype takes part in physics.
@@ -261,9 +264,48 @@ func (c *Config) FireCooldown(id int32) uint64 {
 	return DefaultFireCooldown
 }
 
+// EntityIDsPerRegion is the size of each region's block of entity ids. The entities
+// created in region r take ids from FirstEntityID(r) on, so that the games of a world,
+// one per region, never hand out the same id, and an entity that travels to another
+// region keeps its id. Blocks are fixed by the region id (not by the number of
+// regions), so adding a region moves no other region's ids; 2^40 ids last a region
+// 35 years at a thousand new entities a second, and the last id of region 255 is
+// below 2^48, exact in a JavaScript number. Region 0's ids are 1, 2, ... as small as
+// ever (replication writes ids as varints).
+const EntityIDsPerRegion int64 = 1 << 40
+
+// FirstEntityID returns the first id of region's block of entity ids (0 names no
+// entity, so region 0's block starts at 1).
+func FirstEntityID(region int32) int64 {
+	if region == 0 {
+		return 1
+	}
+	return int64(region) * EntityIDsPerRegion
+}
+
+// Transition is a portal: an area of one region that sends a player's avatar whose
+// centre enters it to the arrival marker Marker of another region, Region. The portal
+// is a disc (Polygon -1, centre Pos, Radius > 0) or a Portal polygon of its area
+// (Polygon, with Pos and Radius 0). A transition that is not OneWay needs one in the
+// target region leading back to its own region. Verify and Load check that the marker
+// is an arrival marker of the target region, with room on walkable ground for the
+// largest player prototype, and clear of every portal of that region by more than
+// that radius, so that no arrival sends a traveller on again.
+type Transition struct {
+	ID      int32
+	Name    string
+	Area    int32 // where the portal is; its region is the one travellers leave
+	Polygon int32 // a Portal polygon of Area, or -1 for a disc
+	Pos     mgl32.Vec2
+	Radius  float32
+	Region  int32 // the region travellers go to
+	Marker  int32 // an Arrival marker of Region: where they appear
+	OneWay  int32 // 1: no way back is required; 0: Region has a transition back
+}
+
 // Entity is a live entity: a row of the game-state table entity.
 type Entity struct {
-	ID        int32
+	ID        int64 // in the block of the region it was created in (FirstEntityID)
 	Prototype int32
 	Region    int32
 	Pos       mgl32.Vec2
@@ -279,7 +321,7 @@ type Entity struct {
 // Lost records a destroyed entity, so that incremental dumps (?timestamp>T) see
 // deletions.
 type Lost struct {
-	ID        int32
+	ID        int64
 	Region    int32
 	Timestamp int64 // frame of destruction
 }
@@ -297,6 +339,7 @@ type Config struct {
 	Populations []Population
 	Rules       []HotspotRule
 	Powers      []Power
+	Transitions []Transition
 }
 
 // State is the game state that xdump shows beside the configuration.
@@ -310,10 +353,12 @@ func symbols() []*xdump.Table {
 	return []*xdump.Table{
 		xdump.SymbolTable(UIDPolygonKind, "polygon-kind", []xdump.Symbol{
 			{Value: int64(Walkable), Name: "walkable"}, {Value: int64(Obstacle), Name: "obstacle"},
-			{Value: int64(Hole), Name: "hole"}, {Value: int64(Footprint), Name: "footprint"}}),
+			{Value: int64(Hole), Name: "hole"}, {Value: int64(Footprint), Name: "footprint"},
+			{Value: int64(Portal), Name: "portal"}}),
 		xdump.SymbolTable(UIDMarkerKind, "marker-kind", []xdump.Symbol{
 			{Value: int64(Spawn), Name: "spawn"}, {Value: int64(Prop), Name: "prop"},
-			{Value: int64(Blackout), Name: "blackout"}, {Value: int64(Hotspot), Name: "hotspot"}}),
+			{Value: int64(Blackout), Name: "blackout"}, {Value: int64(Hotspot), Name: "hotspot"},
+			{Value: int64(Arrival), Name: "arrival"}}),
 		xdump.SymbolTable(UIDCollision, "collision", []xdump.Symbol{
 			{Value: int64(CollideNone), Name: "none"}, {Value: int64(Blocking), Name: "blocking"},
 			{Value: int64(Overlapping), Name: "overlapping"}}),
@@ -355,6 +400,7 @@ const (
 	maxPopulations = 1 << 12
 	maxRules       = 1 << 12
 	maxPowers      = 1 << 8
+	maxTransitions = 1 << 12
 )
 
 // constant marks a field that must not change once loaded: the key that other
@@ -436,9 +482,19 @@ func tables(c *Config, s *State) []*xdump.Table {
 			constant(xdump.Int("id", func(r *Power) *int32 { return &r.ID }).Ref("power")),
 			xdump.String("name", func(r *Power) *string { return &r.Name }),
 			xdump.Int("cooldown", func(r *Power) *int32 { return &r.Cooldown }).Range(1, MaxFireCooldown)),
+		xdump.NewTable(xdump.Schema{UID: UIDTransition, Name: "transition", Key: xdump.KeyID, MaxRows: maxTransitions}, &c.Transitions,
+			constant(xdump.Int("id", func(r *Transition) *int32 { return &r.ID }).Ref("transition")),
+			xdump.String("name", func(r *Transition) *string { return &r.Name }),
+			ref(xdump.Int("area", func(r *Transition) *int32 { return &r.Area }), "area", maxAreas),
+			ref(xdump.Int("polygon", func(r *Transition) *int32 { return &r.Polygon }), "polygon", maxPolygons),
+			vec2("pos", func(r *Transition) *mgl32.Vec2 { return &r.Pos }),
+			xdump.Float("radius", func(r *Transition) *float32 { return &r.Radius }),
+			ref(xdump.Int("region", func(r *Transition) *int32 { return &r.Region }), "region", maxRegions),
+			ref(xdump.Int("marker", func(r *Transition) *int32 { return &r.Marker }), "marker", maxMarkers),
+			xdump.Int("one-way", func(r *Transition) *int32 { return &r.OneWay }).Range(0, 1)),
 
 		xdump.NewTable(xdump.Schema{UID: UIDEntity, Name: "entity", Key: xdump.KeyID}, &s.Entities,
-			constant(xdump.Int("id", func(r *Entity) *int32 { return &r.ID }).Ref("entity")),
+			constant(xdump.Int("id", func(r *Entity) *int64 { return &r.ID }).Ref("entity")),
 			constant(xdump.Int("prototype", func(r *Entity) *int32 { return &r.Prototype }).Ref("prototype")),
 			xdump.Int("region", func(r *Entity) *int32 { return &r.Region }).Ref("region"),
 			vec2("pos", func(r *Entity) *mgl32.Vec2 { return &r.Pos }),
@@ -450,7 +506,7 @@ func tables(c *Config, s *State) []*xdump.Table {
 			xdump.Int("seed", func(r *Entity) *uint32 { return &r.Seed }).With(xdump.Deity),
 			xdump.Int("timestamp", func(r *Entity) *int64 { return &r.Timestamp })),
 		xdump.NewTable(xdump.Schema{UID: UIDLost, Name: "lost"}, &s.Lost,
-			constant(xdump.Int("id", func(r *Lost) *int32 { return &r.ID })),
+			constant(xdump.Int("id", func(r *Lost) *int64 { return &r.ID })),
 			xdump.Int("region", func(r *Lost) *int32 { return &r.Region }).Ref("region"),
 			xdump.Int("timestamp", func(r *Lost) *int64 { return &r.Timestamp })),
 	}

@@ -127,6 +127,7 @@ func (w *World) verify(p *problems) *indexes {
 	w.verifyPopulations(p, ix)
 	w.verifyRules(p, ix)
 	w.verifyPowers(p)
+	w.verifyTransitions(p, ix)
 	return ix
 }
 
@@ -212,7 +213,7 @@ func (w *World) verifyPolygons(p *problems, ix *indexes) {
 	c := &w.Config
 	for i, pg := range c.Polygons {
 		switch {
-		case pg.Kind < Walkable || pg.Kind > Footprint:
+		case pg.Kind < Walkable || pg.Kind > Portal:
 			p.add("polygon", i, "unknown kind %d", pg.Kind)
 		case pg.Kind == Footprint && pg.Area != -1:
 			p.add("polygon", i, "a footprint belongs to no area (area must be -1, not %d)", pg.Area)
@@ -448,7 +449,7 @@ func (w *World) verifyMarkers(p *problems, ix *indexes) {
 			p.add("marker", i, "rot %d not in 0..3", m.Rot)
 		}
 		switch m.Kind {
-		case Spawn:
+		case Spawn, Arrival:
 		case Prop:
 			if !ix.propSet.has(m.PropSet) {
 				p.add("marker", i, "prop marker with unknown prop-set %d", m.PropSet)
@@ -477,6 +478,8 @@ func markerKindName(k MarkerKind) string {
 		return "blackout"
 	case Hotspot:
 		return "hotspot"
+	case Arrival:
+		return "arrival"
 	}
 	return "marker"
 }

@@ -66,7 +66,9 @@ const maxFileSize = 8 << 20
 
 // Load reads every .config file in the root of fsys, in lexical order of their names
 // (a file may only refer by name to rows of tables read before it), verifies the
-// result, and computes the initial state (InitState). Errors name file and line.
+// result, computes the initial state (InitState), and checks on the navmesh of each
+// region a portal leads to that its arrival gives the avatar room. Errors name file
+// and line.
 func Load(fsys fs.FS) (*World, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -96,6 +98,9 @@ func Load(fsys fs.FS) (*World, error) {
 		return nil, err
 	}
 	if err := w.InitState(); err != nil {
+		return nil, err
+	}
+	if err := w.verifyArrivals(); err != nil {
 		return nil, err
 	}
 	return w, nil

@@ -36,16 +36,17 @@ func TestLoadDefault(t *testing.T) {
 		got   int
 		want  int
 	}{
-		{"region", len(w.Regions), 1},
-		{"cell", len(w.Cells), 9},
-		{"area", len(w.Areas), 3},
-		{"polygon", len(w.Polygons), 48},
-		{"vertex", len(w.Vertices), 249},
-		{"marker", len(w.Markers), 65},
+		{"region", len(w.Regions), 3},
+		{"cell", len(w.Cells), 9 + 36 + 2},
+		{"area", len(w.Areas), 7},
+		{"polygon", len(w.Polygons), 303},
+		{"vertex", len(w.Vertices), 2004},
+		{"transition", len(w.Transitions), 5},
+		{"marker", len(w.Markers), 93},
 		{"prototype", len(w.Prototypes), 10},
 		{"prop-set", len(w.PropSets), 3},
-		{"population", len(w.Populations), 5},
-		{"entity", len(w.Entities), 47},
+		{"population", len(w.Populations), 11},
+		{"entity", len(w.Entities), 56},
 		{"lost", len(w.Lost), 0},
 	}
 	for _, c := range counts {
@@ -68,10 +69,12 @@ func TestLoadDefault(t *testing.T) {
 	}
 }
 
-// TestDefaultMesh builds every region's navmesh and validates it.
+// TestDefaultMesh builds every region's navmesh and validates it: the hub's landmarks,
+// and in every region its spawn points and hotspots on walkable ground.
 func TestDefaultMesh(t *testing.T) {
 	t.Parallel()
 	w := loadDefault(t)
+	landmarks := map[string]int{} // region name: landmarks checked
 	for _, r := range w.Regions {
 		m, err := w.BuildMesh(r.ID, nil)
 		if err != nil {
@@ -95,13 +98,21 @@ func TestDefaultMesh(t *testing.T) {
 			{"lab wall", mgl32.Vec2{128.15, 140}, 0},
 			{"spawn point", mgl32.Vec2{20, 160}, navi.Walk},
 		}
+		if r.Name != "downtown" {
+			checks = nil
+		}
 		for _, c := range checks {
+			landmarks[r.Name]++
 			f := m.FlagsAt(c.p)
 			if c.want == 0 && f&navi.Walk != 0 || f&c.want != c.want {
 				t.Errorf("%s %v: flags %b, want %b", c.what, c.p, f, c.want)
 			}
 		}
 		for _, mk := range w.Markers {
+			if w.Areas[mk.Area].Region != r.ID {
+				continue
+			}
+			landmarks[r.Name]++
 			if mk.Kind == Spawn && !m.InBlackOutZone(mk.Pos, 0) {
 				t.Errorf("spawn marker %d at %v: not in a blackout zone of the mesh", mk.ID, mk.Pos)
 			}
@@ -109,6 +120,9 @@ func TestDefaultMesh(t *testing.T) {
 				t.Errorf("%s marker %d at %v: not on walkable ground", markerKindName(mk.Kind), mk.ID, mk.Pos)
 			}
 		}
+	}
+	if len(landmarks) != len(w.Regions) || landmarks["downtown"] < 8 {
+		t.Errorf("checked %v", landmarks)
 	}
 }
 
@@ -410,7 +424,7 @@ func TestConfigRoundTrip(t *testing.T) {
 	w.Rules = sampleRules()
 	var text bytes.Buffer
 	for _, tb := range w.Registry().Tables() {
-		if uid := tb.Schema().UID; uid < UIDRegion || uid > UIDPower {
+		if uid := tb.Schema().UID; uid < UIDRegion || uid > UIDTransition {
 			continue
 		}
 		if err := w.Registry().WriteConfig(&text, tb); err != nil {
@@ -484,9 +498,10 @@ func TestTables(t *testing.T) {
 28 "population"
 29 "hotspot-rule"
 30 "power"
+31 "transition"
 40 "entity"
 41 "lost"
-/24
+/25
 `
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
@@ -503,7 +518,7 @@ func TestProps(t *testing.T) {
 	for _, e := range w.Entities {
 		b.WriteString(letter[w.Prototypes[e.Prototype].Name])
 	}
-	const want = "sssvvssvvsssssvsssssssvsssvssCCcccCcclplpppcCcc"
+	const want = "sssvvssvvsssssvsssssssvsssvssCCcccCcclplpppcCccpllcccccc"
 	if got := b.String(); got != want {
 		t.Errorf("props %s, want %s", got, want)
 	}
@@ -609,6 +624,43 @@ func BenchmarkBuildMeshDefault(b *testing.B) {
 	for b.Loop() {
 		if _, err := w.BuildMesh(0, nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestPortalsWorld: the small world with a second region and portals both ways (the
+// base of the transition cases of testdata/bad) loads, and InPortal tells a disc and
+// a polygon portal's inside, margin and outside apart.
+func TestPortalsWorld(t *testing.T) {
+	t.Parallel()
+	w, err := Load(overlay(t, "testdata/portals"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Transitions) != 2 || w.AvatarRadius() != 0.5 {
+		t.Fatalf("%d transitions, avatar radius %g", len(w.Transitions), w.AvatarRadius())
+	}
+	door, back := &w.Transitions[0], &w.Transitions[1]
+	ring := w.PortalRing(back)
+	if len(ring) != 4 || w.PortalRing(door) != nil {
+		t.Fatalf("rings %v, %v", ring, w.PortalRing(door))
+	}
+	for _, c := range []struct {
+		t      *Transition
+		p      mgl32.Vec2
+		margin float32
+		want   bool
+	}{
+		{door, mgl32.Vec2{18, 2}, 0, true},
+		{door, mgl32.Vec2{18, 3.2}, 0, false},
+		{door, mgl32.Vec2{18, 3.2}, 0.5, true},
+		{back, mgl32.Vec2{38.5, 8.5}, 0, true},
+		{back, mgl32.Vec2{37.7, 8.5}, 0, false},
+		{back, mgl32.Vec2{37.7, 8.5}, 0.5, true},
+		{back, mgl32.Vec2{39.6, 9.6}, 0.5, false}, // beyond the corner by 0.85
+	} {
+		if got := InPortal(c.t, w.PortalRing(c.t), c.p, c.margin); got != c.want {
+			t.Errorf("InPortal(%s, %v, %g) = %v", c.t.Name, c.p, c.margin, got)
 		}
 	}
 }

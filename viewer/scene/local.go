@@ -446,7 +446,7 @@ func (l *Local) Inspect(id uint64) []Field {
 // pairing the meta table's field names with the row's values.
 func (l *Local) xdumpRow(e *sim.Entity) []Field {
 	row := world.Entity{
-		ID: int32(e.ID()), Prototype: e.Prototype(), Region: e.Region(), Pos: e.Pos(), Yaw: e.Yaw(),
+		ID: int64(e.ID()), Prototype: e.Prototype(), Region: e.Region(), Pos: e.Pos(), Yaw: e.Yaw(),
 		Owner: e.Owner(), Timestamp: int64(e.ChangedFrame()),
 	}
 	if path, _ := e.Path(); e.Mode() != sim.Idle {

@@ -113,7 +113,7 @@ func TestNetworkSource(t *testing.T) {
 	// The inspector shows the server's xdump row of the entity (scripted here: the test
 	// server does not answer xdump requests).
 	w := world.New()
-	w.State.Entities = []world.Entity{{ID: int32(st.AvatarID), Prototype: 0, Pos: mgl32.Vec2{1.5, 2.5}, Owner: 7}}
+	w.State.Entities = []world.Entity{{ID: int64(st.AvatarID), Prototype: 0, Pos: mgl32.Vec2{1.5, 2.5}, Owner: 7}}
 	var meta, row bytes.Buffer
 	w.Xdump(&meta, "xdump meta entity", xdump.Viewer{Deity: true})
 	w.Xdump(&row, "xdump entity *", xdump.Viewer{Deity: true})

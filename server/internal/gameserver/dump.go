@@ -272,7 +272,7 @@ func (s *Server) httpDump(ctx context.Context, command string, deity bool) (stri
 }
 
 func entityRow(e *sim.Entity) world.Entity {
-	row := world.Entity{ID: int32(e.ID()), Prototype: e.Prototype(), Region: e.Region(), Pos: e.Pos(),
+	row := world.Entity{ID: int64(e.ID()), Prototype: e.Prototype(), Region: e.Region(), Pos: e.Pos(),
 		Yaw: e.Yaw(), Owner: e.Owner(), Timestamp: int64(e.ChangedFrame())}
 	if e.Mode() != sim.Idle {
 		row.State |= world.StateMoving

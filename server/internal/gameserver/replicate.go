@@ -25,7 +25,7 @@ func (s *Server) replicate(stepped bool) {
 	s.repl.Prepare(stepped)
 	f := s.game.Frame()
 	for _, g := range s.repl.Gone() {
-		s.addLost(world.Lost{ID: int32(g.ID), Region: g.Region, Timestamp: int64(f)})
+		s.addLost(world.Lost{ID: int64(g.ID), Region: g.Region, Timestamp: int64(f)})
 	}
 	var draw *pb.NetMessageDebugDraw
 	for _, c := range s.sessions {
