@@ -41,7 +41,7 @@
 //	5    client→server  NetMessagePing                          32 B
 //	6    client→server  NetMessageXDumpRequest                  4 KiB
 //	7    client→server  NetMessageLiveEditRequest        deity  256 KiB
-//	8    client→server  NetMessageDebugCommand           deity  32 B
+//	8    client→server  NetMessageDebugCommand           deity  256 B
 //	9    client→server  NetMessageResyncRequest                 256 B
 //	64   server→client  NetMessageLoginResult                   1 KiB
 //	65   server→client  NetMessageRegionChange                  4 MiB
@@ -55,7 +55,8 @@
 //	73   server→client  NetMessageLiveEditResponse              64 KiB
 //	74   server→client  NetMessageDebugDraw              deity  4 MiB
 //	75   server→client  NetMessageError                         4 KiB
-//	76   server→client  NetMessageServerFrameStats              1 KiB
+//	76   server→client  NetMessageServerFrameStats              16 KiB
+//	77   server→client  NetMessageRegionList             deity  256 KiB
 //
 // The API follows protowire's verb × noun grid: AppendHeader / ConsumeHeader,
 // AppendMessage / SizeMessage, AppendRawMessage / SizeRawMessage / ConsumeMessage,

@@ -12,7 +12,7 @@ import (
 // Version is the protocol version; a client sends it in NetMessageLogin and the
 // server refuses a different one. Bump it when the table or a message changes
 // incompatibly.
-const Version = 2 // 2: NetMessageResyncRequest
+const Version = 3 // 2: NetMessageResyncRequest; 3: regions (teleport, region list, region timings)
 
 // ID is a message id: the varint before each message of a packet.
 type ID uint32
@@ -39,6 +39,9 @@ func (d Direction) String() string {
 // MaxFrameStats is the most frames one NetMessageServerFrameStats may carry: its
 // payload cap leaves room for that many samples at their largest encoding.
 const MaxFrameStats = 64
+
+// MaxRegionTimings caps the regions a NetMessageServerFrameStats carries timings of.
+const MaxRegionTimings = 16
 
 // MaxResyncDetail is the longest detail a NetMessageResyncRequest may carry (a
 // client truncates its replica's error to it): its payload cap leaves room for
@@ -81,7 +84,7 @@ var messages = [...]MessageInfo{
 	{5, ClientToServer, false, 32, typeOf((*pb.NetMessagePing)(nil))},
 	{6, ClientToServer, false, 4 * kiB, typeOf((*pb.NetMessageXDumpRequest)(nil))},
 	{7, ClientToServer, true, 256 * kiB, typeOf((*pb.NetMessageLiveEditRequest)(nil))},
-	{8, ClientToServer, true, 32, typeOf((*pb.NetMessageDebugCommand)(nil))},
+	{8, ClientToServer, true, 256, typeOf((*pb.NetMessageDebugCommand)(nil))},
 	{9, ClientToServer, false, 256, typeOf((*pb.NetMessageResyncRequest)(nil))},
 
 	{64, ServerToClient, false, 1 * kiB, typeOf((*pb.NetMessageLoginResult)(nil))},
@@ -96,7 +99,8 @@ var messages = [...]MessageInfo{
 	{73, ServerToClient, false, 64 * kiB, typeOf((*pb.NetMessageLiveEditResponse)(nil))},
 	{74, ServerToClient, true, 4 * miB, typeOf((*pb.NetMessageDebugDraw)(nil))},
 	{75, ServerToClient, false, 4 * kiB, typeOf((*pb.NetMessageError)(nil))},
-	{76, ServerToClient, false, 1 * kiB, typeOf((*pb.NetMessageServerFrameStats)(nil))},
+	{76, ServerToClient, false, 16 * kiB, typeOf((*pb.NetMessageServerFrameStats)(nil))},
+	{77, ServerToClient, true, 256 * kiB, typeOf((*pb.NetMessageRegionList)(nil))},
 }
 
 // maxID bounds the dense id index; every id in the table is below it.

@@ -46,7 +46,11 @@ func samples() []proto.Message {
 			Circles:  []*pb.NetStructDebugCircle{{X: 1, Y: 1, Radius: 0.5, Color: 0x00ff00ff, Filled: true}}},
 		&pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_FLOOD, Text: "too many inputs"},
 		&pb.NetMessageServerFrameStats{Frame: 3380, DurationMicros: []uint32{410, 385, 2210}, LatenessMicros: []uint32{12, 0, 97},
-			DroppedFrames: 2, PeriodMicros: 50_000},
+			DroppedFrames: 2, PeriodMicros: 50_000, Regions: []*pb.NetStructRegionTiming{
+				{RegionId: 0, DurationMicros: []uint32{300, 280, 1900}, LatenessMicros: []uint32{0, 0, 40}}}},
+		&pb.NetMessageRegionList{ServerFrame: 3404, Regions: []*pb.NetStructRegionInfo{
+			{Id: 0, Name: "downtown", Players: []string{"ada", "bo"}, Entities: 412, StateHash: 0x9e3779b97f4a7c15},
+			{Id: 1, Name: "wilds", Entities: 380, StateHash: 42}}},
 	}
 }
 
@@ -68,7 +72,12 @@ func maximal() []proto.Message {
 		&pb.NetMessageEntityDestroy{IdEntity: u64},
 		&pb.NetMessagePong{ClientTimeMicros: u64, ClientFrame: u64, ServerFrame: u64},
 		&pb.NetMessageServerFrameStats{Frame: u64, DurationMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats),
-			LatenessMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats), DroppedFrames: u64, PeriodMicros: u32},
+			LatenessMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats), DroppedFrames: u64, PeriodMicros: u32,
+			Regions: slices.Repeat([]*pb.NetStructRegionTiming{{RegionId: math.MinInt32,
+				DurationMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats),
+				LatenessMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats)}}, protocol.MaxRegionTimings)},
+		&pb.NetMessageDebugCommand{Op: pb.DebugOp(math.MinInt32), Frames: u32, Player: strings.Repeat("\U0010FFFF", 8),
+			Region: math.MinInt32, Marker: math.MinInt32},
 	}
 }
 

@@ -250,6 +250,8 @@ const (
 	DebugOp_DEBUG_OP_RESUME   DebugOp = 3
 	DebugOp_DEBUG_OP_DRAW_ON  DebugOp = 4 // start the NetMessageDebugDraw stream
 	DebugOp_DEBUG_OP_DRAW_OFF DebugOp = 5
+	DebugOp_DEBUG_OP_TELEPORT DebugOp = 6 // move the avatar of `player` to `marker` of region `region`
+	DebugOp_DEBUG_OP_REGIONS  DebugOp = 7 // answer with a NetMessageRegionList
 )
 
 // Enum value maps for DebugOp.
@@ -261,6 +263,8 @@ var (
 		3: "DEBUG_OP_RESUME",
 		4: "DEBUG_OP_DRAW_ON",
 		5: "DEBUG_OP_DRAW_OFF",
+		6: "DEBUG_OP_TELEPORT",
+		7: "DEBUG_OP_REGIONS",
 	}
 	DebugOp_value = map[string]int32{
 		"DEBUG_OP_NONE":     0,
@@ -269,6 +273,8 @@ var (
 		"DEBUG_OP_RESUME":   3,
 		"DEBUG_OP_DRAW_ON":  4,
 		"DEBUG_OP_DRAW_OFF": 5,
+		"DEBUG_OP_TELEPORT": 6,
+		"DEBUG_OP_REGIONS":  7,
 	}
 )
 
@@ -1188,6 +1194,9 @@ type NetMessageDebugCommand struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Op            DebugOp                `protobuf:"varint,1,opt,name=op,proto3,enum=twinframe.protocol.DebugOp" json:"op,omitempty"`
 	Frames        uint32                 `protobuf:"varint,2,opt,name=frames,proto3" json:"frames,omitempty"` // DEBUG_OP_STEP only
+	Player        string                 `protobuf:"bytes,3,opt,name=player,proto3" json:"player,omitempty"`  // DEBUG_OP_TELEPORT: the player's name
+	Region        int32                  `protobuf:"varint,4,opt,name=region,proto3" json:"region,omitempty"` // DEBUG_OP_TELEPORT: the target region's id
+	Marker        int32                  `protobuf:"varint,5,opt,name=marker,proto3" json:"marker,omitempty"` // DEBUG_OP_TELEPORT: a marker of the target region (arrival or spawn)
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1232,6 +1241,27 @@ func (x *NetMessageDebugCommand) GetOp() DebugOp {
 func (x *NetMessageDebugCommand) GetFrames() uint32 {
 	if x != nil {
 		return x.Frames
+	}
+	return 0
+}
+
+func (x *NetMessageDebugCommand) GetPlayer() string {
+	if x != nil {
+		return x.Player
+	}
+	return ""
+}
+
+func (x *NetMessageDebugCommand) GetRegion() int32 {
+	if x != nil {
+		return x.Region
+	}
+	return 0
+}
+
+func (x *NetMessageDebugCommand) GetMarker() int32 {
+	if x != nil {
+		return x.Marker
 	}
 	return 0
 }
@@ -1990,12 +2020,13 @@ func (x *NetMessageDebugDraw) GetTexts() []*NetStructDebugText {
 // paused), and the frames dropped so far. The same figures are on /status and
 // /metrics, so a player may see them.
 type NetMessageServerFrameStats struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	Frame          uint64                 `protobuf:"varint,1,opt,name=frame,proto3" json:"frame,omitempty"`                          // loop frame of the first sample
-	DurationMicros []uint32               `protobuf:"varint,2,rep,packed,name=durationMicros,proto3" json:"durationMicros,omitempty"` // how long each frame took
-	LatenessMicros []uint32               `protobuf:"varint,3,rep,packed,name=latenessMicros,proto3" json:"latenessMicros,omitempty"` // how late each frame started
-	DroppedFrames  uint64                 `protobuf:"varint,4,opt,name=droppedFrames,proto3" json:"droppedFrames,omitempty"`          // frames dropped since the server started
-	PeriodMicros   uint32                 `protobuf:"varint,5,opt,name=periodMicros,proto3" json:"periodMicros,omitempty"`            // the frame budget
+	state          protoimpl.MessageState   `protogen:"open.v1"`
+	Frame          uint64                   `protobuf:"varint,1,opt,name=frame,proto3" json:"frame,omitempty"`                          // loop frame of the first sample
+	DurationMicros []uint32                 `protobuf:"varint,2,rep,packed,name=durationMicros,proto3" json:"durationMicros,omitempty"` // how long each frame took
+	LatenessMicros []uint32                 `protobuf:"varint,3,rep,packed,name=latenessMicros,proto3" json:"latenessMicros,omitempty"` // how late each frame started
+	DroppedFrames  uint64                   `protobuf:"varint,4,opt,name=droppedFrames,proto3" json:"droppedFrames,omitempty"`          // frames dropped since the server started
+	PeriodMicros   uint32                   `protobuf:"varint,5,opt,name=periodMicros,proto3" json:"periodMicros,omitempty"`            // the frame budget
+	Regions        []*NetStructRegionTiming `protobuf:"bytes,6,rep,name=regions,proto3" json:"regions,omitempty"`                       // each region's share of the same frames
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -2065,6 +2096,207 @@ func (x *NetMessageServerFrameStats) GetPeriodMicros() uint32 {
 	return 0
 }
 
+func (x *NetMessageServerFrameStats) GetRegions() []*NetStructRegionTiming {
+	if x != nil {
+		return x.Regions
+	}
+	return nil
+}
+
+// One region's step in the frames of a NetMessageServerFrameStats: how long its
+// game's step and replication took, and how far past the frame's budget it
+// finished (0 when within it). Regions step in parallel; at most
+// protocol.MaxRegionTimings regions are sent.
+type NetStructRegionTiming struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	RegionId       int32                  `protobuf:"varint,1,opt,name=regionId,proto3" json:"regionId,omitempty"`
+	DurationMicros []uint32               `protobuf:"varint,2,rep,packed,name=durationMicros,proto3" json:"durationMicros,omitempty"`
+	LatenessMicros []uint32               `protobuf:"varint,3,rep,packed,name=latenessMicros,proto3" json:"latenessMicros,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *NetStructRegionTiming) Reset() {
+	*x = NetStructRegionTiming{}
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetStructRegionTiming) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetStructRegionTiming) ProtoMessage() {}
+
+func (x *NetStructRegionTiming) ProtoReflect() protoreflect.Message {
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetStructRegionTiming.ProtoReflect.Descriptor instead.
+func (*NetStructRegionTiming) Descriptor() ([]byte, []int) {
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *NetStructRegionTiming) GetRegionId() int32 {
+	if x != nil {
+		return x.RegionId
+	}
+	return 0
+}
+
+func (x *NetStructRegionTiming) GetDurationMicros() []uint32 {
+	if x != nil {
+		return x.DurationMicros
+	}
+	return nil
+}
+
+func (x *NetStructRegionTiming) GetLatenessMicros() []uint32 {
+	if x != nil {
+		return x.LatenessMicros
+	}
+	return nil
+}
+
+// The answer to DEBUG_OP_REGIONS (deity): every region of the world, in table
+// order, with the players in it.
+type NetMessageRegionList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ServerFrame   uint64                 `protobuf:"varint,1,opt,name=serverFrame,proto3" json:"serverFrame,omitempty"`
+	Regions       []*NetStructRegionInfo `protobuf:"bytes,2,rep,name=regions,proto3" json:"regions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NetMessageRegionList) Reset() {
+	*x = NetMessageRegionList{}
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetMessageRegionList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetMessageRegionList) ProtoMessage() {}
+
+func (x *NetMessageRegionList) ProtoReflect() protoreflect.Message {
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetMessageRegionList.ProtoReflect.Descriptor instead.
+func (*NetMessageRegionList) Descriptor() ([]byte, []int) {
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *NetMessageRegionList) GetServerFrame() uint64 {
+	if x != nil {
+		return x.ServerFrame
+	}
+	return 0
+}
+
+func (x *NetMessageRegionList) GetRegions() []*NetStructRegionInfo {
+	if x != nil {
+		return x.Regions
+	}
+	return nil
+}
+
+type NetStructRegionInfo struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            int32                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Players       []string               `protobuf:"bytes,3,rep,name=players,proto3" json:"players,omitempty"` // names, in join order
+	Entities      uint32                 `protobuf:"varint,4,opt,name=entities,proto3" json:"entities,omitempty"`
+	StateHash     uint64                 `protobuf:"varint,5,opt,name=stateHash,proto3" json:"stateHash,omitempty"` // the region game's state hash (sim.Game.StateHash) at serverFrame
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NetStructRegionInfo) Reset() {
+	*x = NetStructRegionInfo{}
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetStructRegionInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetStructRegionInfo) ProtoMessage() {}
+
+func (x *NetStructRegionInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetStructRegionInfo.ProtoReflect.Descriptor instead.
+func (*NetStructRegionInfo) Descriptor() ([]byte, []int) {
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *NetStructRegionInfo) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *NetStructRegionInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *NetStructRegionInfo) GetPlayers() []string {
+	if x != nil {
+		return x.Players
+	}
+	return nil
+}
+
+func (x *NetStructRegionInfo) GetEntities() uint32 {
+	if x != nil {
+		return x.Entities
+	}
+	return 0
+}
+
+func (x *NetStructRegionInfo) GetStateHash() uint64 {
+	if x != nil {
+		return x.StateHash
+	}
+	return 0
+}
+
 // An error; a fatal one is followed by the connection closing.
 type NetMessageError struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2077,7 +2309,7 @@ type NetMessageError struct {
 
 func (x *NetMessageError) Reset() {
 	*x = NetMessageError{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2089,7 +2321,7 @@ func (x *NetMessageError) String() string {
 func (*NetMessageError) ProtoMessage() {}
 
 func (x *NetMessageError) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2102,7 +2334,7 @@ func (x *NetMessageError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageError.ProtoReflect.Descriptor instead.
 func (*NetMessageError) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{28}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *NetMessageError) GetCode() ErrorCode {
@@ -2194,10 +2426,13 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\acommand\x18\x02 \x01(\tR\acommand\"S\n" +
 	"\x19NetMessageLiveEditRequest\x12\x1c\n" +
 	"\trequestId\x18\x01 \x01(\rR\trequestId\x12\x18\n" +
-	"\arecords\x18\x02 \x01(\tR\arecords\"]\n" +
+	"\arecords\x18\x02 \x01(\tR\arecords\"\xa5\x01\n" +
 	"\x16NetMessageDebugCommand\x12+\n" +
 	"\x02op\x18\x01 \x01(\x0e2\x1b.twinframe.protocol.DebugOpR\x02op\x12\x16\n" +
-	"\x06frames\x18\x02 \x01(\rR\x06frames\"\x8d\x01\n" +
+	"\x06frames\x18\x02 \x01(\rR\x06frames\x12\x16\n" +
+	"\x06player\x18\x03 \x01(\tR\x06player\x12\x16\n" +
+	"\x06region\x18\x04 \x01(\x05R\x06region\x12\x16\n" +
+	"\x06marker\x18\x05 \x01(\x05R\x06marker\"\x8d\x01\n" +
 	"\x17NetMessageResyncRequest\x128\n" +
 	"\x06reason\x18\x01 \x01(\x0e2 .twinframe.protocol.ResyncReasonR\x06reason\x12\x16\n" +
 	"\x06detail\x18\x02 \x01(\tR\x06detail\x12 \n" +
@@ -2248,13 +2483,27 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\acircles\x18\x03 \x03(\v2(.twinframe.protocol.NetStructDebugCircleR\acircles\x12?\n" +
 	"\x06points\x18\x04 \x03(\v2'.twinframe.protocol.NetStructDebugPointR\x06points\x12E\n" +
 	"\bpolygons\x18\x05 \x03(\v2).twinframe.protocol.NetStructDebugPolygonR\bpolygons\x12<\n" +
-	"\x05texts\x18\x06 \x03(\v2&.twinframe.protocol.NetStructDebugTextR\x05texts\"\xcc\x01\n" +
+	"\x05texts\x18\x06 \x03(\v2&.twinframe.protocol.NetStructDebugTextR\x05texts\"\x91\x02\n" +
 	"\x1aNetMessageServerFrameStats\x12\x14\n" +
 	"\x05frame\x18\x01 \x01(\x04R\x05frame\x12&\n" +
 	"\x0edurationMicros\x18\x02 \x03(\rR\x0edurationMicros\x12&\n" +
 	"\x0elatenessMicros\x18\x03 \x03(\rR\x0elatenessMicros\x12$\n" +
 	"\rdroppedFrames\x18\x04 \x01(\x04R\rdroppedFrames\x12\"\n" +
-	"\fperiodMicros\x18\x05 \x01(\rR\fperiodMicros\"v\n" +
+	"\fperiodMicros\x18\x05 \x01(\rR\fperiodMicros\x12C\n" +
+	"\aregions\x18\x06 \x03(\v2).twinframe.protocol.NetStructRegionTimingR\aregions\"\x83\x01\n" +
+	"\x15NetStructRegionTiming\x12\x1a\n" +
+	"\bregionId\x18\x01 \x01(\x05R\bregionId\x12&\n" +
+	"\x0edurationMicros\x18\x02 \x03(\rR\x0edurationMicros\x12&\n" +
+	"\x0elatenessMicros\x18\x03 \x03(\rR\x0elatenessMicros\"{\n" +
+	"\x14NetMessageRegionList\x12 \n" +
+	"\vserverFrame\x18\x01 \x01(\x04R\vserverFrame\x12A\n" +
+	"\aregions\x18\x02 \x03(\v2'.twinframe.protocol.NetStructRegionInfoR\aregions\"\x8d\x01\n" +
+	"\x13NetStructRegionInfo\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
+	"\aplayers\x18\x03 \x03(\tR\aplayers\x12\x1a\n" +
+	"\bentities\x18\x04 \x01(\rR\bentities\x12\x1c\n" +
+	"\tstateHash\x18\x05 \x01(\x04R\tstateHash\"v\n" +
 	"\x0fNetMessageError\x121\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x1d.twinframe.protocol.ErrorCodeR\x04code\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1c\n" +
@@ -2291,14 +2540,16 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x18RESYNC_REASON_BAD_TABLES\x10\x04\x12\x1b\n" +
 	"\x17RESYNC_REASON_NO_REGION\x10\x05\x12\x1d\n" +
 	"\x19RESYNC_REASON_BAD_ARCHIVE\x10\x06\x12\x17\n" +
-	"\x13RESYNC_REASON_OTHER\x10\a*\x85\x01\n" +
+	"\x13RESYNC_REASON_OTHER\x10\a*\xb2\x01\n" +
 	"\aDebugOp\x12\x11\n" +
 	"\rDEBUG_OP_NONE\x10\x00\x12\x12\n" +
 	"\x0eDEBUG_OP_PAUSE\x10\x01\x12\x11\n" +
 	"\rDEBUG_OP_STEP\x10\x02\x12\x13\n" +
 	"\x0fDEBUG_OP_RESUME\x10\x03\x12\x14\n" +
 	"\x10DEBUG_OP_DRAW_ON\x10\x04\x12\x15\n" +
-	"\x11DEBUG_OP_DRAW_OFF\x10\x05B3Z1github.com/twinframe/twinframe/shared/protocol/pbb\x06proto3"
+	"\x11DEBUG_OP_DRAW_OFF\x10\x05\x12\x15\n" +
+	"\x11DEBUG_OP_TELEPORT\x10\x06\x12\x14\n" +
+	"\x10DEBUG_OP_REGIONS\x10\aB3Z1github.com/twinframe/twinframe/shared/protocol/pbb\x06proto3"
 
 var (
 	file_shared_protocol_pb_twinframe_proto_rawDescOnce sync.Once
@@ -2313,7 +2564,7 @@ func file_shared_protocol_pb_twinframe_proto_rawDescGZIP() []byte {
 }
 
 var file_shared_protocol_pb_twinframe_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_shared_protocol_pb_twinframe_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_shared_protocol_pb_twinframe_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_shared_protocol_pb_twinframe_proto_goTypes = []any{
 	(Role)(0),                               // 0: twinframe.protocol.Role
 	(ErrorCode)(0),                          // 1: twinframe.protocol.ErrorCode
@@ -2347,7 +2598,10 @@ var file_shared_protocol_pb_twinframe_proto_goTypes = []any{
 	(*NetMessageLiveEditResponse)(nil),      // 29: twinframe.protocol.NetMessageLiveEditResponse
 	(*NetMessageDebugDraw)(nil),             // 30: twinframe.protocol.NetMessageDebugDraw
 	(*NetMessageServerFrameStats)(nil),      // 31: twinframe.protocol.NetMessageServerFrameStats
-	(*NetMessageError)(nil),                 // 32: twinframe.protocol.NetMessageError
+	(*NetStructRegionTiming)(nil),           // 32: twinframe.protocol.NetStructRegionTiming
+	(*NetMessageRegionList)(nil),            // 33: twinframe.protocol.NetMessageRegionList
+	(*NetStructRegionInfo)(nil),             // 34: twinframe.protocol.NetStructRegionInfo
+	(*NetMessageError)(nil),                 // 35: twinframe.protocol.NetMessageError
 }
 var file_shared_protocol_pb_twinframe_proto_depIdxs = []int32{
 	4,  // 0: twinframe.protocol.NetMessageMoveTo.target:type_name -> twinframe.protocol.NetStructPoint3
@@ -2362,12 +2616,14 @@ var file_shared_protocol_pb_twinframe_proto_depIdxs = []int32{
 	8,  // 9: twinframe.protocol.NetMessageDebugDraw.points:type_name -> twinframe.protocol.NetStructDebugPoint
 	9,  // 10: twinframe.protocol.NetMessageDebugDraw.polygons:type_name -> twinframe.protocol.NetStructDebugPolygon
 	10, // 11: twinframe.protocol.NetMessageDebugDraw.texts:type_name -> twinframe.protocol.NetStructDebugText
-	1,  // 12: twinframe.protocol.NetMessageError.code:type_name -> twinframe.protocol.ErrorCode
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	32, // 12: twinframe.protocol.NetMessageServerFrameStats.regions:type_name -> twinframe.protocol.NetStructRegionTiming
+	34, // 13: twinframe.protocol.NetMessageRegionList.regions:type_name -> twinframe.protocol.NetStructRegionInfo
+	1,  // 14: twinframe.protocol.NetMessageError.code:type_name -> twinframe.protocol.ErrorCode
+	15, // [15:15] is the sub-list for method output_type
+	15, // [15:15] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_shared_protocol_pb_twinframe_proto_init() }
@@ -2383,7 +2639,7 @@ func file_shared_protocol_pb_twinframe_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_shared_protocol_pb_twinframe_proto_rawDesc), len(file_shared_protocol_pb_twinframe_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   29,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

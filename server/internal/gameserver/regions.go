@@ -1,0 +1,283 @@
+package gameserver
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replication"
+	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/world"
+)
+
+// region is one region of the world as the server runs it: its own game (own
+// entities, random source and state hash) and the replication of that game.
+// Regions share nothing but the world, which none changes, so their games step in
+// parallel (stepRegions); everything that crosses regions (travel, sessions) runs
+// on the loop between those parallel phases.
+type region struct {
+	id   int32
+	name string
+	game *sim.Game
+	repl *replication.Replicator
+	// This frame, written by the worker that steps the region and read by the
+	// loop after the workers are done.
+	sessions []*session     // the joined sessions whose avatar is here, in join order
+	busy     time.Duration  // the region's step and replication preparation
+	doneAt   time.Duration  // when its work ended, from the start of the frame's step
+	draw     *pb.NetMessageDebugDraw // the frame's sweeps, built for the first deity that wants them
+}
+
+// regionSeed is the seed of a region's game: the server's seed for the first region
+// (so a world of one region plays as before regions existed), mixed with the id for
+// the others, so that every region draws its own random sequence.
+func regionSeed(seed uint64, id int32) uint64 {
+	if id == 0 {
+		return seed
+	}
+	return seed ^ (uint64(uint32(id)) * 0x9e3779b97f4a7c15)
+}
+
+// newRegions builds a game per region of w, in the world's order.
+func (s *Server) newRegions(w *world.World) ([]*region, error) {
+	if len(w.Regions) == 0 {
+		return nil, fmt.Errorf("%w: the world has no region", ErrConfig)
+	}
+	var rs []*region
+	for i := range w.Regions {
+		wr := &w.Regions[i]
+		g, err := sim.New(w, &sim.Options{Region: wr.ID, Seed: regionSeed(s.cfg.Seed, wr.ID), NoPopulation: s.cfg.NoPopulation})
+		if err != nil {
+			return nil, err
+		}
+		r := &region{id: wr.ID, name: wr.Name, game: g}
+		if r.repl, err = s.newReplicator(g); err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	return rs, nil
+}
+
+// regionByID returns the region with id, or nil.
+func (s *Server) regionByID(id int32) *region {
+	for _, r := range s.regions {
+		if r.id == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// frameNumber is the game frame every region is at: they step together.
+func (s *Server) frameNumber() uint64 { return s.regions[0].game.Frame() }
+
+// workers returns how many goroutines step regions at once.
+func (s *Server) workers() int {
+	w := s.cfg.Workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	return max(1, min(w, len(s.regions)))
+}
+
+// parallel runs fn for every region on a bounded pool of workers and waits. fn
+// must touch only its region and the sessions in it.
+func (s *Server) parallel(fn func(r *region)) {
+	n := s.workers()
+	if n == 1 {
+		for _, r := range s.regions {
+			fn(r)
+		}
+		return
+	}
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for range n {
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(s.regions) {
+					return
+				}
+				fn(s.regions[i])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// stepRegions applies each region's due inputs and steps its game, the regions in
+// parallel. It returns the step's start, from which each region's doneAt counts.
+func (s *Server) stepRegions() time.Time {
+	for _, r := range s.regions {
+		r.sessions = r.sessions[:0]
+	}
+	for _, c := range s.sessions {
+		if c.reg != nil {
+			c.reg.sessions = append(c.reg.sessions, c)
+		}
+	}
+	start := time.Now()
+	s.parallel(func(r *region) {
+		t0 := time.Now()
+		f := r.game.Frame() + 1
+		for _, c := range r.sessions {
+			s.applyInputs(c, f)
+		}
+		if err := r.game.Step(); err != nil {
+			s.log.Warn("step", "region", r.name, "frame", f, "err", err)
+		}
+		for _, rj := range r.game.Rejected() {
+			s.log.Debug("input rejected", "region", r.name, "entity", rj.Input.Entity, "err", rj.Err)
+		}
+		r.busy = time.Since(t0)
+	})
+	return start
+}
+
+// prepareRegions computes each region's replication of the frame, in parallel.
+func (s *Server) prepareRegions(stepped bool, start time.Time) {
+	s.parallel(func(r *region) {
+		t0 := time.Now()
+		r.repl.Prepare(stepped)
+		r.draw = nil
+		if stepped {
+			r.busy += time.Since(t0)
+		} else {
+			r.busy = time.Since(t0)
+		}
+		r.doneAt = time.Since(start)
+	})
+}
+
+// Travel errors.
+var (
+	ErrNoTarget  = errors.New("gameserver: no such region or marker")
+	ErrNoAvatar  = errors.New("gameserver: the player has no avatar in the game")
+	ErrSameSpot  = errors.New("gameserver: the avatar is already there")
+	errHandoffIn = errors.New("gameserver: the target game refused the avatar")
+)
+
+// travel hands off the avatars that entered a portal this frame, in region order,
+// then the departures' order (sim.Game.Departures). A departure the server cannot
+// carry out (a session gone, a target missing) leaves the avatar where it is.
+func (s *Server) travel() {
+	s.travelled = s.travelled[:0]
+	for _, r := range s.regions {
+		for _, d := range r.game.Departures() {
+			c := s.byAvatar(r, d.Entity)
+			if c == nil {
+				continue // not a logged-in player's avatar
+			}
+			if err := s.handoff(c, d.Region, d.Marker); err != nil {
+				s.metrics.handoffs.WithLabelValues("refused").Inc()
+				s.log.Warn("travel refused", "name", c.name, "from", r.name, "transition", d.Transition, "err", err)
+			}
+		}
+	}
+	slices.Sort(s.travelled)
+}
+
+// byAvatar returns the session in r whose avatar is id, or nil.
+func (s *Server) byAvatar(r *region, id sim.EntityID) *session {
+	for _, c := range s.sessions {
+		if c.reg == r && c.avatar == id && !c.closed() {
+			return c
+		}
+	}
+	return nil
+}
+
+// handoff moves c's avatar to marker of region to: packed in Migration mode from
+// its game (sim.Game.Emigrate), unpacked into the target's (Immigrate), the same
+// entity. Its client gets the region change and, with the frame's packet, the
+// creates of its new view; its inputs not yet applied are dropped, their numbers
+// acknowledged. Errors leave everything as it was.
+func (s *Server) handoff(c *session, to, marker int32) error {
+	from := c.reg
+	target := s.regionByID(to)
+	switch {
+	case from == nil || from.game.Entity(c.avatar) == nil:
+		return ErrNoAvatar
+	case target == nil:
+		return fmt.Errorf("%w: region %d", ErrNoTarget, to)
+	case !target.game.HasMarker(marker):
+		return fmt.Errorf("%w: marker %d in region %q", ErrNoTarget, marker, target.name)
+	}
+	t0 := time.Now()
+	b, err := from.game.Emigrate(c.avatar)
+	if err != nil {
+		return err
+	}
+	id, err := target.game.Immigrate(b, marker)
+	if err != nil {
+		// The target refused what the source packed: put the avatar back where it
+		// was, the same entity, so that nothing is half moved.
+		if _, back := from.game.Return(b); back != nil {
+			s.log.Error("handoff: the avatar could not be put back", "name", c.name, "err", back)
+			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "lost in a handoff")
+		}
+		return fmt.Errorf("%w: %w", errHandoffIn, err)
+	}
+	c.avatar = id
+	c.reg = target
+	c.view.SetAvatar(id)
+	c.view.DropPending()
+	target.repl.Attach(&c.view)
+	s.travelled = append(s.travelled, uint64(id))
+	c.replies = append(c.replies, s.regionChange(target))
+	if sv, ok := s.packAvatar(c); ok {
+		s.saver.queue(sv) // the region is part of the save
+	}
+	s.metrics.handoffs.WithLabelValues("ok").Inc()
+	s.metrics.handoffSeconds.Observe(time.Since(t0).Seconds())
+	s.log.Info("travel", "name", c.name, "avatar", id, "from", from.name, "to", target.name, "marker", marker,
+		"frame", s.frameNumber())
+	return nil
+}
+
+// regionChange is the message that puts a client in r: the tables it builds the
+// region from, and the frame.
+func (s *Server) regionChange(r *region) *pb.NetMessageRegionChange {
+	return &pb.NetMessageRegionChange{RegionId: r.id, Tables: s.tables, TablesHash: s.hash, ServerFrame: s.frameNumber()}
+}
+
+// teleport is the deity's DEBUG_OP_TELEPORT: the named player's avatar goes to
+// marker of region, by the same handoff as a portal (or a move within its region).
+func (s *Server) teleport(m *pb.NetMessageDebugCommand) error {
+	c := s.byName[m.GetPlayer()]
+	if c == nil || !c.joined || c.closed() {
+		return fmt.Errorf("%w: no player %q online", ErrNoAvatar, m.GetPlayer())
+	}
+	target := s.regionByID(m.GetRegion())
+	if target == nil {
+		return fmt.Errorf("%w: region %d", ErrNoTarget, m.GetRegion())
+	}
+	if target == c.reg {
+		return target.game.Teleport(c.avatar, m.GetMarker())
+	}
+	return s.handoff(c, m.GetRegion(), m.GetMarker())
+}
+
+// regionList is the deity's DEBUG_OP_REGIONS: every region with its players.
+func (s *Server) regionList() *pb.NetMessageRegionList {
+	m := &pb.NetMessageRegionList{ServerFrame: s.frameNumber()}
+	for _, r := range s.regions {
+		info := &pb.NetStructRegionInfo{Id: r.id, Name: r.name, Entities: uint32(len(r.game.Entities())), StateHash: r.game.StateHash()}
+		for _, c := range s.sessions {
+			if c.reg == r && c.joined && !c.closed() {
+				info.Players = append(info.Players, c.name)
+			}
+		}
+		m.Regions = append(m.Regions, info)
+	}
+	return m
+}
