@@ -34,7 +34,7 @@ func TestRun(t *testing.T) {
 		{[]string{"xdump", "meta", "meta"}, 0, "XDUMP meta meta 0\n\"name\" 3 0 0 -1\n\"type\" 1 0 0 2\n\"flags\" 1 8 0 3\n\"len\" 1 0 0 -1\n\"table\" 1 0 0 0\n/5\n", ""},
 		{[]string{"xdump", "meta-type", "*"}, 0, "XDUMP meta-type 0\n1 \"d\"\n2 \"g\"\n3 \"s\"\n4 \"c\"\n/4\n", ""},
 		{[]string{"xdump", "meta-flags", "*"}, 0, "XDUMP meta-flags 0\n1 \"deity\"\n8 \"bits\"\n16 \"hidden\"\n/3\n", ""},
-		{[]string{"xdump", "region", "*"}, 0, "XDUMP region 0\n0 \"downtown\" 0 0 192 192\n/1\n", ""},
+		{[]string{"xdump", "region", "*"}, 0, "XDUMP region 0\n0 \"downtown\" 0 0 192 192\n1 \"wilds\" 256 0 640 384\n2 \"vault\" 704 0 832 64\n/3\n", ""},
 		{[]string{"xdump", "entity", "2?timestamp>-1"}, 0, "XDUMP entity 0\n2 4 0 20 55 0 0 0 16 20 55 -1 ", ""},
 		{[]string{"xdump", "-player", "1", "entity", "2"}, 0, "XDUMP entity 0\n2 4 0 20 55 0 0 0 16 -1 -1 -1 0\n/1\n", ""},
 		{[]string{"xdump", "-player", "1", "meta", "entity", "?name=seed"}, 0, "XDUMP meta entity 0\n/0\n", ""},

@@ -59,8 +59,8 @@ func TestLiveEdit(t *testing.T) {
 	}
 	// A bad value: the error names the edit's file, line and column.
 	bad := strings.Replace(string(markers), from, " 1 park    blackout      20    160      x", 1)
-	if r := edit(bad); !strings.Contains(r.Error, "zz-live-0001.config:") || !strings.Contains(r.Error, ":8:41:") {
-		t.Errorf("bad edit answered %q; want the edit's file, line 8, column 41", r.Error)
+	if r := edit(bad); !strings.Contains(r.Error, "zz-live-0001.config:") || !strings.Contains(r.Error, ":10:41:") {
+		t.Errorf("bad edit answered %q; want the edit's file, line 10, column 41", r.Error)
 	}
 	if r := edit("XDUMP table 0\n0 \"table\"\n/1\n"); r.Error == "" {
 		t.Error("an edit of the table of tables was accepted")
