@@ -97,7 +97,6 @@ type Network struct {
 	xdNames   []string           // columns of the entity table (xdump meta entity)
 	xdRows    map[uint64][]Field // the latest dumped row of inspected entities
 	xdAsked   map[uint64]time.Duration
-	xdReq     uint32
 	rec       netRecording // everything received, for replay
 }
 
@@ -182,7 +181,7 @@ func (n *Network) dial() {
 				c = nil
 			} else if deity {
 				// The deity sees the server's own sweeps and contacts (Sweeps overlay).
-				c.Send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_DRAW_ON})
+				c.DebugDraw(true)
 			}
 		}
 		n.results <- dialResult{c, err}
@@ -400,11 +399,9 @@ func (n *Network) askXdump(id uint64) []Field {
 	if at, ok := n.xdAsked[id]; n.c != nil && !n.opt.NoXdump && (!ok || n.now-at >= XdumpEvery) {
 		n.xdAsked[id] = n.now
 		if n.xdNames == nil {
-			n.xdReq++
-			n.c.Send(&pb.NetMessageXDumpRequest{RequestId: n.xdReq, Command: "xdump meta entity"})
+			n.c.Xdump("xdump meta entity")
 		}
-		n.xdReq++
-		n.c.Send(&pb.NetMessageXDumpRequest{RequestId: n.xdReq, Command: "xdump entity " + strconv.FormatUint(id, 10)})
+		n.c.Xdump("xdump entity " + strconv.FormatUint(id, 10))
 	}
 	return n.xdRows[id]
 }
@@ -587,11 +584,11 @@ func (n *Network) Do(c Command) error {
 	case Stop:
 		err = n.c.Stop()
 	case Pause:
-		err = n.c.Send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_PAUSE})
+		err = n.c.Pause()
 	case Resume:
-		err = n.c.Send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_RESUME})
+		err = n.c.Resume()
 	case Step:
-		err = n.c.Send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_STEP, Frames: 1})
+		err = n.c.Step(1)
 	default:
 		err = ErrCommand
 	}
