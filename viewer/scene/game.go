@@ -45,7 +45,6 @@ type GameDrawer struct {
 	names   []string          // prototype names, by prototype id
 	labels  map[uint64]string // entity id → label
 	flashes []flash
-	radii   []protoRadius // the network source's prototype radii
 	// AOIAdd and AOIRemove are the radii of the AOI overlay (0: the defaults).
 	AOIAdd, AOIRemove float32
 }

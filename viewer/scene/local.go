@@ -54,7 +54,7 @@ type Local struct {
 	baseFrame uint64
 	now       time.Duration
 
-	log     []LogEntry
+	log     eventLog
 	stepMS  *Series
 	lateMS  *Series
 	drift   *Series
@@ -231,13 +231,7 @@ func (l *Local) step(late time.Duration) error {
 	return nil
 }
 
-func (l *Local) addLog(text string) {
-	if len(l.log) >= LogSize {
-		n := copy(l.log, l.log[len(l.log)-LogSize/2:])
-		l.log = l.log[:n]
-	}
-	l.log = append(l.log, LogEntry{Frame: l.g.Frame(), Text: text})
-}
+func (l *Local) addLog(text string) { l.log.add(l.g.Frame(), text) }
 
 func (l *Local) who(id sim.EntityID) string {
 	if id == 0 {
@@ -530,7 +524,7 @@ func dataLines(dump string) []string {
 func ftoa(f float32) string { return strconv.FormatFloat(float64(f), 'g', 6, 32) }
 
 // Log returns the event log, oldest first.
-func (l *Local) Log() []LogEntry { return l.log }
+func (l *Local) Log() []LogEntry { return l.log.entries }
 
 // Graphs returns drift (always 0 in the sandbox), step cost and lateness.
 func (l *Local) Graphs() []*Series { return l.graphs }

@@ -28,7 +28,7 @@ func TestNetworkRecordAndReplay(t *testing.T) {
 	// Live: what the replica holds at each server frame seen, while the avatar walks.
 	live := map[uint64]map[uint64]mgl32.Vec2{}
 	sample := func() {
-		n.c.With(func(r *replica.Replica) {
+		n.conn.c.With(func(r *replica.Replica) {
 			f := r.ServerFrame()
 			if live[f] != nil {
 				return
