@@ -12,13 +12,13 @@ import (
 
 // Reconnection back-off of the networked source.
 const (
-	MinRedial = 500 * time.Millisecond
-	MaxRedial = 8 * time.Second
-	// DialTimeout bounds one connection attempt (dial, login, first region). It is
+	minRedial = 500 * time.Millisecond
+	maxRedial = 8 * time.Second
+	// dialTimeout bounds one connection attempt (dial, login, first region). It is
 	// generous because in a browser the attempt shares one thread with the page: a
 	// page starved of CPU (a loaded machine, a background tab) runs the login and the
 	// navmesh build of the region in slices between its frames.
-	DialTimeout = 30 * time.Second
+	dialTimeout = 30 * time.Second
 )
 
 // connection is the networked source's link to its server: the client while
@@ -51,7 +51,7 @@ func (cn *connection) deity() bool { return cn.deityToken != "" }
 
 func (cn *connection) dial(net netsim.Conditions) {
 	cn.dialing = true
-	ctx, cancel := context.WithTimeout(context.Background(), DialTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
 	cn.cancel = cancel
 	up, down := net, net
 	opt := &client.Options{Name: cn.name, DeityToken: cn.deityToken, Secret: cn.secret, Up: &up, Down: &down, OnMessage: cn.onMessage}
@@ -67,7 +67,7 @@ func (cn *connection) dial(net netsim.Conditions) {
 				c.Close()
 				c = nil
 			} else if deity {
-				// The deity sees the server's own sweeps and contacts (Sweeps overlay).
+				// The deity sees the server's own sweeps and contacts (the sweeps overlay).
 				c.DebugDraw(true)
 			}
 		}
@@ -88,10 +88,10 @@ func (cn *connection) poll(now time.Duration, net netsim.Conditions) (fresh bool
 			cn.lastErr = fmt.Sprintf("cannot connect to %s: %v (retrying in %v)", cn.url, r.err, cn.redial)
 			cn.log.add(0, cn.lastErr)
 			cn.nextAt = now + cn.redial
-			cn.redial = min(2*cn.redial, MaxRedial)
+			cn.redial = min(2*cn.redial, maxRedial)
 			return false
 		}
-		cn.c, cn.redial, cn.lastErr = r.c, MinRedial, ""
+		cn.c, cn.redial, cn.lastErr = r.c, minRedial, ""
 		if t := r.c.IssuedToken(); t != "" {
 			cn.secret = t
 			cn.log.add(0, "account created for "+cn.name+": the server issued its token")

@@ -13,7 +13,7 @@ import (
 // the log agrees with Status.Corrections.
 func TestGraphDriftCountsSamples(t *testing.T) {
 	t.Parallel()
-	g := netGraphs{drift: NewSeries("drift", "m", GraphFrames)}
+	g := netGraphs{drift: newSeries("drift", "m", graphFrames)}
 	var log eventLog
 	corrections := func() int {
 		c := 0

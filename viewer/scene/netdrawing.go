@@ -14,7 +14,7 @@ import (
 // netDrawing draws the replicated world: the replica's region and the props of its
 // prediction game, and the entities as the client shows them.
 type netDrawing struct {
-	gd    *GameDrawer // nil until the replica has a world
+	gd    *gameDrawer // nil until the replica has a world
 	radii []protoRadius
 	aoi   replica.AOI
 }
@@ -32,7 +32,7 @@ func (dr *netDrawing) setWorld(w *world.World) {
 	if dr.gd != nil || w == nil {
 		return
 	}
-	dr.gd = NewGameDrawer(w)
+	dr.gd = newGameDrawer(w)
 	for _, p := range w.Prototypes {
 		dr.radii = append(dr.radii, protoRadius{p.ID, p.Radius})
 	}
@@ -59,20 +59,20 @@ func (dr *netDrawing) drawGame(d debugdraw.Drawer, r *replica.Replica, ov Overla
 		return
 	}
 	for _, reg := range g.Regions() {
-		if ov&(Navmesh|Edges|Constraints) != 0 {
+		if ov&(ovNavmesh|ovEdges|ovConstraints) != 0 {
 			navi.DebugDraw(d, reg.Mesh(), navi.DrawOptions{
-				Triangles: ov.Has(Navmesh), Edges: ov.Has(Edges), Constraints: ov.Has(Constraints),
+				Triangles: ov.Has(ovNavmesh), Edges: ov.Has(ovEdges), Constraints: ov.Has(ovConstraints),
 			})
 		}
 	}
 	sim.DebugDraw(d, g, sim.DrawOptions{
-		Paths: ov.Has(Paths), Sweeps: ov.Has(Sweeps), Events: ov.Has(Events),
-		Hotspots: ov.Has(Hotspots), Blackouts: ov.Has(Blackout), Spawns: ov.Has(Spawns), Region: -1,
+		Paths: ov.Has(ovPaths), Sweeps: ov.Has(ovSweeps), Events: ov.Has(ovEvents),
+		Hotspots: ov.Has(ovHotspots), Blackouts: ov.Has(ovBlackout), Spawns: ov.Has(ovSpawns), Region: -1,
 	})
-	if ov.Has(Props) {
+	if ov.Has(ovProps) {
 		for _, e := range g.Entities() {
 			if e.Owner() < 0 && e.Prototype() != sim.ProtoProjectile && uint64(e.ID()) != r.Player() {
-				dr.gd.drawEntity(d, e, true, ov.Has(Labels), false, uint64(e.ID()) == selected)
+				dr.gd.drawEntity(d, e, true, ov.Has(ovLabels), false, uint64(e.ID()) == selected)
 			}
 		}
 	}
@@ -82,22 +82,22 @@ func (dr *netDrawing) drawGame(d debugdraw.Drawer, r *replica.Replica, ov Overla
 // entity, and at the own avatar the prediction against the authority and the AOI.
 func (dr *netDrawing) drawViews(d debugdraw.Drawer, views []replica.View, ov Overlay, selected uint64) {
 	for i := range views {
-		if v := &views[i]; v.ID == selected && ov.Has(Paths) {
-			DrawCorridor(d, &v.Server, dr.radius(v.Prototype), ov.Has(Labels))
+		if v := &views[i]; v.ID == selected && ov.Has(ovPaths) {
+			drawCorridor(d, &v.Server, dr.radius(v.Prototype), ov.Has(ovLabels))
 		}
 	}
 	for i := range views {
 		v := &views[i]
-		if ov.Has(Entities) {
+		if ov.Has(ovEntities) {
 			dr.drawView(d, v, ov, v.ID == selected)
 		}
-		if v.Own && ov.Has(Prediction) {
+		if v.Own && ov.Has(ovPrediction) {
 			auth := mgl32.Vec2{v.Server.Position[0], v.Server.Position[1]}
-			DrawPrediction(d, v.Pos, auth, dr.radius(v.Prototype))
+			drawPrediction(d, v.Pos, auth, dr.radius(v.Prototype))
 		}
-		if v.Own && ov.Has(AOI) {
-			d.Circle(v.Pos, dr.aoi.Add, ColorAOIAdd, false)
-			d.Circle(v.Pos, dr.aoi.Remove, ColorAOIRemove, false)
+		if v.Own && ov.Has(ovAOI) {
+			d.Circle(v.Pos, dr.aoi.Add, colorAOIAdd, false)
+			d.Circle(v.Pos, dr.aoi.Remove, colorAOIRemove, false)
 		}
 	}
 }
@@ -108,7 +108,7 @@ func (dr *netDrawing) drawView(d debugdraw.Drawer, v *replica.View, ov Overlay, 
 	case v.Projectile:
 		c = sim.ColorProjectile
 	case v.Own:
-		c = ColorAvatar
+		c = colorAvatar
 	case v.Held:
 		c = sim.ColorNone
 	}
@@ -122,7 +122,7 @@ func (dr *netDrawing) drawView(d debugdraw.Drawer, v *replica.View, ov Overlay, 
 	}
 	s, k := math.Sincos(float64(v.Yaw))
 	d.Segment(v.Pos, mgl32.Vec2{v.Pos[0] + 1.6*r*float32(k), v.Pos[1] + 1.6*r*float32(s)}, c)
-	if ov.Has(Paths) && v.Moving && !v.Own {
+	if ov.Has(ovPaths) && v.Moving && !v.Own {
 		prev := v.Pos
 		for _, p := range v.Server.Path[min(int(v.Server.Goal), len(v.Server.Path)):] {
 			q := mgl32.Vec2{p.Point[0], p.Point[1]}
@@ -130,7 +130,7 @@ func (dr *netDrawing) drawView(d debugdraw.Drawer, v *replica.View, ov Overlay, 
 			prev = q
 		}
 	}
-	if ov.Has(Labels) {
-		d.Text(mgl32.Vec2{v.Pos[0] + r, v.Pos[1] + r}, dr.gd.viewLabel(v.ID, v.Prototype), ColorLabel)
+	if ov.Has(ovLabels) {
+		d.Text(mgl32.Vec2{v.Pos[0] + r, v.Pos[1] + r}, dr.gd.viewLabel(v.ID, v.Prototype), colorLabel)
 	}
 }

@@ -35,13 +35,13 @@ type serverTimings struct {
 
 func newNetGraphs() netGraphs {
 	g := netGraphs{
-		drift: NewSeries("drift", "m", GraphFrames),
-		rtt:   NewSeries("rtt", "ms", GraphFrames),
-		in:    NewSeries("in", "kB/s", GraphFrames),
-		out:   NewSeries("out", "kB/s", GraphFrames),
+		drift: newSeries("drift", "m", graphFrames),
+		rtt:   newSeries("rtt", "ms", graphFrames),
+		in:    newSeries("in", "kB/s", graphFrames),
+		out:   newSeries("out", "kB/s", graphFrames),
 		// One sample per server loop frame: 30 s, as the others.
-		srvFrame: NewSeries("server frame", "ms", GraphFrames),
-		srvLate:  NewSeries("server late", "ms", GraphFrames),
+		srvFrame: newSeries("server frame", "ms", graphFrames),
+		srvLate:  newSeries("server late", "ms", graphFrames),
 	}
 	g.all = []*Series{g.drift, g.rtt, g.in, g.out, g.srvFrame, g.srvLate}
 	return g

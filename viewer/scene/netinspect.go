@@ -12,11 +12,11 @@ import (
 	"github.com/twinframe/twinframe/shared/replica"
 )
 
-// XdumpEvery is how often the inspector asks the server for the selected entity's row.
-const XdumpEvery = 500 * time.Millisecond
+// xdumpEvery is how often the inspector asks the server for the selected entity's row.
+const xdumpEvery = 500 * time.Millisecond
 
 // xdumpRows are the rows of the server's entity table the inspector shows: asked
-// for every XdumpEvery, filled in from the answers by the client's reader goroutine.
+// for every xdumpEvery, filled in from the answers by the client's reader goroutine.
 type xdumpRows struct {
 	off bool // the server does not answer xdump requests: never ask
 
@@ -55,7 +55,7 @@ func (x *xdumpRows) answer(m *pb.NetMessageXDumpResponse) (errText string) {
 }
 
 // ask requests the entity's row (and the table's columns, once) over c (nil: not
-// connected) when XdumpEvery has passed since the last request; it returns the
+// connected) when xdumpEvery has passed since the last request; it returns the
 // latest row received.
 func (x *xdumpRows) ask(c *client.Client, id uint64, now time.Duration) []Field {
 	x.mu.Lock()
@@ -63,7 +63,7 @@ func (x *xdumpRows) ask(c *client.Client, id uint64, now time.Duration) []Field 
 	if x.asked == nil {
 		x.asked = map[uint64]time.Duration{}
 	}
-	if at, ok := x.asked[id]; c != nil && !x.off && (!ok || now-at >= XdumpEvery) {
+	if at, ok := x.asked[id]; c != nil && !x.off && (!ok || now-at >= xdumpEvery) {
 		x.asked[id] = now
 		if x.names == nil {
 			c.Xdump("xdump meta entity")
@@ -75,9 +75,9 @@ func (x *xdumpRows) ask(c *client.Client, id uint64, now time.Duration) []Field 
 
 // Inspect returns what the client knows of an entity: how it is drawn and the last
 // authoritative locomotion state; for the own avatar, the drift statistics too; then
-// its row of the server's entity table (xdump, refreshed every XdumpEvery; deity fields
+// its row of the server's entity table (xdump, refreshed every xdumpEvery; deity fields
 // when logged in as the deity).
-func (n *Network) Inspect(id uint64) []Field {
+func (n *network) Inspect(id uint64) []Field {
 	for _, v := range n.shown() {
 		if v.ID != id {
 			continue

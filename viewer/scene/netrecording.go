@@ -10,8 +10,8 @@ import (
 // Replaying needs the recording from the login on, so past a cap it stops rather
 // than drops its start.
 const (
-	MaxRecordedFrames   = 6000
-	MaxRecordedMessages = 250_000
+	maxRecordedFrames   = 6000
+	maxRecordedMessages = 250_000
 )
 
 // netRecording is a networked session as it was received: the messages of every
@@ -40,7 +40,7 @@ func (r *netRecording) record(m proto.Message) {
 		return // answers and figures: not the world's state
 	}
 	if sf, ok := m.(*pb.NetMessageServerFrame); ok {
-		if len(r.packets) >= MaxRecordedFrames || r.msgs >= MaxRecordedMessages {
+		if len(r.packets) >= maxRecordedFrames || r.msgs >= maxRecordedMessages {
 			r.full = true
 			return
 		}

@@ -9,7 +9,7 @@ import (
 
 // recordScripted records frames frames of a session with the scripted server (the
 // default world with its NPCs), the avatar walking to the spawn points in turn.
-func recordScripted(b *testing.B, frames int) *Network {
+func recordScripted(b *testing.B, frames int) *network {
 	b.Helper()
 	s, err := replicatest.NewServer(&replicatest.Options{Seed: 3})
 	if err != nil {
@@ -19,7 +19,7 @@ func recordScripted(b *testing.B, frames int) *Network {
 	if err != nil {
 		b.Fatal(err)
 	}
-	n := NewNetwork(NetworkOptions{})
+	n := newNetwork(NetworkOptions{})
 	n.rec.restart()
 	for _, m := range msgs {
 		n.rec.record(m)

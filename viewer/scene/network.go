@@ -37,13 +37,13 @@ type NetworkOptions struct {
 	NoXdump bool
 }
 
-// Network is the networked source: a client.Client connected to a server, with its
+// network is the networked source: a client.Client connected to a server, with its
 // replica's prediction and drift. It reconnects when the connection is lost.
 // It is made of one part per job: the connection (dial, redial, the client), the
 // network conditions it simulates, the recording of the session and its replay, the
 // drawing, the graphs, and what the client's reader hands over (the inbox and the
 // inspector's xdump rows).
-type Network struct {
+type network struct {
 	conn    connection
 	net     netConditions
 	rec     recorder
@@ -59,14 +59,18 @@ type Network struct {
 	st     Status
 }
 
-var _ Source = (*Network)(nil)
+var _ Source = (*network)(nil)
 
-// NewNetwork returns a source that connects to opt.URL at its first Update.
-func NewNetwork(opt NetworkOptions) *Network {
+// NewNetwork returns the networked source: a client of the server at opt.URL, which
+// it connects to at its first Update and reconnects to when the connection is lost,
+// with its replica's prediction and drift, and a recording of the session to replay.
+func NewNetwork(opt NetworkOptions) Source { return newNetwork(opt) }
+
+func newNetwork(opt NetworkOptions) *network {
 	if opt.Name == "" {
 		opt.Name = "viewer"
 	}
-	n := &Network{
+	n := &network{
 		net:     netConditions{opt.Net},
 		drawing: netDrawing{aoi: replica.DefaultAOI},
 		graphs:  newNetGraphs(),
@@ -76,14 +80,14 @@ func NewNetwork(opt NetworkOptions) *Network {
 	n.conn = connection{
 		url: opt.URL, name: opt.Name, deityToken: opt.DeityToken, secret: opt.Secret,
 		onIssuedToken: opt.OnIssuedToken, onMessage: n.onMessage, onDial: n.rec.restart, log: &n.log,
-		results: make(chan dialResult, 1), redial: MinRedial,
+		results: make(chan dialResult, 1), redial: minRedial,
 	}
 	return n
 }
 
 // Update connects or reconnects as needed, advances the client's prediction and
 // samples the graphs.
-func (n *Network) Update(now time.Duration) error {
+func (n *network) Update(now time.Duration) error {
 	n.now = now
 	if n.conn.poll(now, n.net.c) {
 		n.graphs.connected(now)
@@ -139,7 +143,7 @@ func (n *Network) Update(now time.Duration) error {
 }
 
 // shown returns the entities on screen: the replayed frame's or the live ones.
-func (n *Network) shown() []replica.View {
+func (n *network) shown() []replica.View {
 	if n.rec.replay != nil {
 		return n.rec.replay.views
 	}
@@ -148,7 +152,7 @@ func (n *Network) shown() []replica.View {
 
 // withReplica runs fn with the replica on screen: the replay's, or the live client's
 // under its lock. It does nothing before there is one.
-func (n *Network) withReplica(fn func(r *replica.Replica)) {
+func (n *network) withReplica(fn func(r *replica.Replica)) {
 	switch {
 	case n.rec.replay != nil:
 		fn(n.rec.replay.rep)
@@ -158,7 +162,7 @@ func (n *Network) withReplica(fn func(r *replica.Replica)) {
 }
 
 // onMessage runs on the client's reader goroutine.
-func (n *Network) onMessage(m proto.Message) {
+func (n *network) onMessage(m proto.Message) {
 	n.rec.record(m)
 	switch m := m.(type) {
 	case *pb.NetMessageDebugDraw:
@@ -173,10 +177,10 @@ func (n *Network) onMessage(m proto.Message) {
 }
 
 // Status describes the connection and the replica.
-func (n *Network) Status() Status { return n.st }
+func (n *network) Status() Status { return n.st }
 
 // Bounds returns the bounds of the replicated region (a placeholder before it arrives).
-func (n *Network) Bounds() (min, max mgl32.Vec2) {
+func (n *network) Bounds() (min, max mgl32.Vec2) {
 	if n.conn.c != nil {
 		n.conn.c.With(func(r *replica.Replica) {
 			if w := r.World(); w != nil {
@@ -197,12 +201,12 @@ func (n *Network) Bounds() (min, max mgl32.Vec2) {
 // Draw draws the replicated region: the replica's navmesh and zones, the entities as
 // the client shows them (interpolated, the own avatar predicted), and the prediction
 // overlay: predicted against authoritative avatar with the error vector.
-func (n *Network) Draw(d debugdraw.Drawer, ov Overlay, selected uint64) {
+func (n *network) Draw(d debugdraw.Drawer, ov Overlay, selected uint64) {
 	if !n.drawing.ready() {
 		return
 	}
 	n.withReplica(func(r *replica.Replica) { n.drawing.drawGame(d, r, ov, selected) })
-	if ov.Has(Sweeps) {
+	if ov.Has(ovSweeps) {
 		dd := n.inbox.draw()
 		if n.rec.replay != nil {
 			dd = n.rec.replay.draw
@@ -216,7 +220,7 @@ func (n *Network) Draw(d debugdraw.Drawer, ov Overlay, selected uint64) {
 
 // Do sends a command to the server: moves and shots as the player; pause, step and
 // resume as the deity (the server refuses them otherwise).
-func (n *Network) Do(c Command) error {
+func (n *network) Do(c Command) error {
 	if done, err := n.doReplay(c); done {
 		if err != nil {
 			n.log.add(n.st.ServerFrame, err.Error())
@@ -229,11 +233,11 @@ func (n *Network) Do(c Command) error {
 	}
 	var err error
 	switch c.Kind {
-	case MoveTo:
+	case cmdMoveTo:
 		err = cl.MoveTo(c.Point)
-	case Fire:
+	case cmdFire:
 		err = cl.Fire(c.Point)
-	case Stop:
+	case cmdStop:
 		err = cl.Stop()
 	case Pause:
 		err = cl.Pause()
@@ -242,7 +246,7 @@ func (n *Network) Do(c Command) error {
 	case Step:
 		err = cl.Step(1)
 	default:
-		err = ErrCommand
+		err = errCommand
 	}
 	if err != nil {
 		n.log.add(n.st.ServerFrame, err.Error())
@@ -254,11 +258,11 @@ func (n *Network) Do(c Command) error {
 // frame; while replaying, Step shows the next one and Resume goes back to the live
 // state. A player's Pause or Step freezes the view at the newest frame (only a
 // deity pauses and steps the server). Moves and shots go back to the live state and then to the server.
-func (n *Network) doReplay(c Command) (done bool, err error) {
+func (n *network) doReplay(c Command) (done bool, err error) {
 	deity := n.conn.deity()
 	replaying := n.rec.replay != nil
 	switch {
-	case c.Kind == Seek:
+	case c.Kind == cmdSeek:
 		return true, n.rec.seek(c.Frame, &n.log)
 	case c.Kind == Step && replaying:
 		return true, n.rec.step(&n.log)
@@ -273,7 +277,7 @@ func (n *Network) doReplay(c Command) (done bool, err error) {
 		return true, nil
 	case c.Kind == Resume && !deity:
 		return true, nil // live already; the server would refuse a player's resume
-	case c.Kind == MoveTo || c.Kind == Fire || c.Kind == Stop:
+	case c.Kind == cmdMoveTo || c.Kind == cmdFire || c.Kind == cmdStop:
 		n.rec.replay = nil
 	}
 	return false, nil
@@ -281,7 +285,7 @@ func (n *Network) doReplay(c Command) (done bool, err error) {
 
 // SetNet changes the simulated network conditions of the connection (both ways) and of
 // later connections.
-func (n *Network) SetNet(c netsim.Conditions) error {
+func (n *network) SetNet(c netsim.Conditions) error {
 	if err := n.net.set(c, n.conn.c); err != nil {
 		return err
 	}
@@ -290,7 +294,7 @@ func (n *Network) SetNet(c netsim.Conditions) error {
 }
 
 // Pick returns the entity nearest p within its radius plus half a metre.
-func (n *Network) Pick(p mgl32.Vec2) uint64 {
+func (n *network) Pick(p mgl32.Vec2) uint64 {
 	var best uint64
 	bestD := float32(math.Inf(1))
 	for _, v := range n.shown() {
@@ -302,11 +306,11 @@ func (n *Network) Pick(p mgl32.Vec2) uint64 {
 }
 
 // Log returns connection events, corrections and power results, oldest first.
-func (n *Network) Log() []LogEntry { return n.log.entries }
+func (n *network) Log() []LogEntry { return n.log.entries }
 
 // Graphs returns drift, RTT, bytes per second in and out, and the server loop's frame
 // durations and lateness.
-func (n *Network) Graphs() []*Series { return n.graphs.all }
+func (n *network) Graphs() []*Series { return n.graphs.all }
 
 // Close closes the connection and stops dialling.
-func (n *Network) Close() error { return n.conn.close() }
+func (n *network) Close() error { return n.conn.close() }

@@ -10,8 +10,8 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// ErrNothingRecorded is returned by a seek before any server frame was received.
-var ErrNothingRecorded = errors.New("scene: nothing recorded yet")
+// errNothingRecorded is returned by a seek before any server frame was received.
+var errNothingRecorded = errors.New("scene: nothing recorded yet")
 
 // recorder keeps the networked session's recording and the replay of it on screen.
 type recorder struct {
@@ -54,7 +54,7 @@ func (r *recorder) seek(frame uint64, log *eventLog) error {
 	first, last := r.rec.span()
 	r.mu.Unlock()
 	if first == 0 {
-		return ErrNothingRecorded
+		return errNothingRecorded
 	}
 	frame = min(max(frame, first), last)
 	p := r.replay

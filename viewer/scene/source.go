@@ -8,8 +8,8 @@ import (
 	"github.com/twinframe/twinframe/shared/debugdraw"
 )
 
-// Source is where a viewer's world comes from: the in-process simulation (Local) or,
-// later, a networked client. The viewer calls its methods from one goroutine.
+// Source is where a viewer's world comes from: the in-process simulation (NewLocal) or
+// a client of a server (NewNetwork). The viewer calls its methods from one goroutine.
 type Source interface {
 	// Update advances the source to the viewer's clock now (any monotonic origin).
 	Update(now time.Duration) error
@@ -72,29 +72,30 @@ type Status struct {
 // CommandKind says what a Command asks.
 type CommandKind uint8
 
-// Commands.
+// Commands. Pause, Resume and Step stand alone, so View.Do takes them; the others
+// carry a point or a frame and go in through View.MoveTo, Fire and Seek.
 const (
-	MoveTo CommandKind = iota + 1 // walk the avatar to Point along a path
-	Fire                          // fire a bolt towards Point
-	Stop                          // stop the avatar
-	Pause                         // stop the frame clock
-	Resume                        // restart the frame clock
-	Step                          // run one frame (while paused)
-	Seek                          // replay the recording to Frame
+	cmdMoveTo CommandKind = iota + 1 // walk the avatar to Point along a path
+	cmdFire                          // fire a bolt towards Point
+	cmdStop                          // stop the avatar
+	Pause                            // stop the frame clock
+	Resume                           // restart the frame clock
+	Step                             // run one frame (while paused)
+	cmdSeek                          // replay the recording to Frame
 )
 
 // Command is a user's request to a source.
 type Command struct {
 	Kind  CommandKind
 	Point mgl32.Vec2
-	Frame uint64 // Seek
+	Frame uint64 // cmdSeek
 }
 
-// ErrNoAvatar is returned by commands that need an avatar when there is none.
-var ErrNoAvatar = errors.New("scene: no avatar")
+// errNoAvatar is returned by commands that need an avatar when there is none.
+var errNoAvatar = errors.New("scene: no avatar")
 
-// ErrCommand is returned for a command the source does not support.
-var ErrCommand = errors.New("scene: unsupported command")
+// errCommand is returned for a command the source does not support.
+var errCommand = errors.New("scene: unsupported command")
 
 // Field is one inspected field of an entity.
 type Field struct {
@@ -116,8 +117,8 @@ type Series struct {
 	full bool
 }
 
-// NewSeries returns an empty series that keeps the last n samples.
-func NewSeries(name, unit string, n int) *Series {
+// newSeries returns an empty series that keeps the last n samples.
+func newSeries(name, unit string, n int) *Series {
 	return &Series{Name: name, Unit: unit, buf: make([]float32, n)}
 }
 
