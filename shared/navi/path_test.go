@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -179,7 +179,7 @@ func TestPathOptimality(t *testing.T) {
 			seed := *seedFlag
 			t.Logf("seed %d (reproduce with -seed)", seed)
 			ratios := pathRatios(t, rand.New(rand.NewPCG(seed, 2)), tc.mapOf, tc.maxRatio)
-			sort.Float64s(ratios)
+			slices.Sort(ratios)
 			if len(ratios) == 0 {
 				t.Fatal("no paths compared")
 			}
