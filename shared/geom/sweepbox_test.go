@@ -41,8 +41,8 @@ func TestSweepCircleCapsule(t *testing.T) {
 // TestSweepAABBTouchingThroughRounding: a ball resting exactly on the top face (centre
 // 0.1, radius 15.1, face at -15) whose centre lies inside the expanded box only because
 // -15+15.1 rounds up to 0.10000038. Such a start touches the box: a hit at T = 0 with the
-// face's normal when moving in, no hit when moving out or sliding. The sweeps used to take
-// the motion's reverse as the normal and report hits when moving away (a fuzz crasher).
+// face's normal when moving in, no hit when moving out or sliding. A sweep that took the
+// motion's reverse as the normal would report hits when moving away.
 func TestSweepAABBTouchingThroughRounding(t *testing.T) {
 	box := AABB{v2(-47, -32.444443), v2(518, -15)}
 	tests := []struct {

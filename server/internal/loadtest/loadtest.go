@@ -28,7 +28,7 @@ import (
 	"github.com/twinframe/twinframe/server/internal/store"
 )
 
-// The load test (issue 9): the real server, frame loop on the wall clock at
+// The load test: the real server, frame loop on the wall clock at
 // 20 Hz, with N bot clients over loopback websockets for D of real time.
 //
 // Design note: unlike the headless run nothing is lockstep here. The server runs
