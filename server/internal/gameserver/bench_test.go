@@ -426,4 +426,3 @@ func walkers(b testing.TB, g *sim.Game, region int32, center mgl32.Vec2, proto i
 		}
 	}
 }
-
