@@ -10,10 +10,12 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/debugdraw"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"github.com/twinframe/twinframe/shared/world"
 	"github.com/twinframe/twinframe/shared/xdump"
+	"google.golang.org/protobuf/proto"
 )
 
 // Frame timing of the local simulation.
@@ -308,16 +310,24 @@ func (l *local) apply(c Command) error {
 	if l.g.Entity(l.avatar) == nil {
 		return errNoAvatar
 	}
-	var err error
+	// The sandbox's player sends what a client sends, and the game gets what the
+	// server would make of it (shared/replication), so the sandbox plays by the
+	// server's rules.
+	var m proto.Message
+	f := l.g.Frame()
 	switch c.Kind {
 	case cmdMoveTo:
-		err = l.g.Enqueue(sim.Input{Entity: l.avatar, Command: sim.CmdMoveAlongPath, Point: c.Point, ClientFrame: l.g.Frame()})
+		m = replication.MoveTo(0, f, c.Point)
 	case cmdFire:
-		_, err = l.g.Fire(l.avatar, c.Point)
+		m = replication.Fire(0, f, c.Point)
 	case cmdStop:
-		err = l.g.Enqueue(sim.Input{Entity: l.avatar, Command: sim.CmdStop, ClientFrame: l.g.Frame()})
+		m = replication.Stop(0, f)
+	default:
+		return nil
 	}
-	return err
+	in, _ := replication.DecodeInput(m)
+	in.Sim.Entity = l.avatar
+	return l.g.Enqueue(in.Sim)
 }
 
 // Recorded returns the furthest frame of the recording: Seek reaches any frame up to it.
