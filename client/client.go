@@ -82,6 +82,7 @@ type Client struct {
 	pkt protocol.Packet
 
 	bytesIn, bytesOut, packetsIn, packetsOut, decodeErrs atomic.Int64
+	xdumpID                                              atomic.Uint32 // the last xdump request's id
 
 	done    chan struct{}
 	errOnce sync.Once

@@ -111,6 +111,12 @@ func TestDependencyRules(t *testing.T) {
 			name: "the game server never imports the test harnesses", pattern: "./server/internal/gameserver/...", prefix: module + "/server/internal/gameserver",
 			forbid: harnesses,
 		},
+		// The plain-protobuf messages exist to measure what archives save; only
+		// benchmarks (test files, which go list -deps does not follow) import them.
+		{
+			name: "only tests import the benchmark baseline legacypb", pattern: "./...", prefix: module,
+			forbid: []string{module + "/internal/legacypb"},
+		},
 		{
 			name: "the store never imports the test harnesses", pattern: "./server/internal/store/...", prefix: module + "/server/internal/store",
 			forbid: harnesses,

@@ -42,7 +42,7 @@ func bools(vs ...bool) func(a *archive.Archive) {
 
 const T, F = true, false
 
-// The vectors of docs/ARCHITECTURE.md §4, the seed's bool table and the issue.
+// Known answers: the vectors of docs/ARCHITECTURE.md §4 and more of the same kinds.
 func TestReplicationVectors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

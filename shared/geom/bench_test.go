@@ -9,9 +9,8 @@ import (
 )
 
 var (
-	sinkHit  Hit
-	sinkHit3 Hit3
-	sinkOK   bool
+	sinkHit Hit
+	sinkOK  bool
 )
 
 func BenchmarkSweepCircleSegment(b *testing.B) {
@@ -83,39 +82,6 @@ func BenchmarkSweepCircleAABB(b *testing.B) {
 				sinkHit, sinkOK = SweepCircleAABB(tc.c, tc.motion, box)
 			}
 		})
-	}
-}
-
-func BenchmarkSweepSphereAABB(b *testing.B) {
-	unit := AABB3{v3(0, 0, 0), v3(1, 1, 1)}
-	cases := []struct {
-		name   string
-		s      Sphere
-		motion mgl32.Vec3
-	}{
-		{"hit=face", Sphere{v3(-3, 0.5, 0.5), 1}, v3(4, 0, 0)},
-		{"hit=edge", Sphere{v3(3, 3, 0.5), 1}, v3(-4, -4, 0)},
-		{"hit=vertex", Sphere{v3(-0.5, 3.5, 1.5), 1}, v3(4, -4, 0)},
-		{"miss=vertex-region", Sphere{v3(-0.3, 3.7, 1.7), 1}, v3(4, -4, 0)},
-		{"miss=box", Sphere{v3(-3, 5, 0.5), 1}, v3(4, 0, 0)},
-		{"overlap", Sphere{v3(1.5, 0.5, 0.5), 1}, v3(3, 0, 0)},
-	}
-	for _, tc := range cases {
-		b.Run(tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				sinkHit3, sinkOK = SweepSphereAABB(tc.s, tc.motion, unit)
-			}
-		})
-	}
-}
-
-func BenchmarkRaycastAABB3(b *testing.B) {
-	b.ReportAllocs()
-	box := AABB3{v3(0, 0, 0), v3(1, 2, 3)}
-	o, d := v3(-1, -1, 1), v3(2, 4, 0)
-	for b.Loop() {
-		sinkHit3, sinkOK = RaycastAABB3(o, d, box, 1)
 	}
 }
 

@@ -26,30 +26,26 @@ func refSegSegDist(p1, q1, p2, q2 vec) float64 {
 	return best
 }
 
-func TestClosestPointsSegmentSegment3(t *testing.T) {
+func TestClosestPointsSegmentSegment(t *testing.T) {
 	tests := []struct {
 		name   string
-		s1, s2 Segment3
-		c1, c2 mgl32.Vec3
+		s1, s2 Segment
+		c1, c2 mgl32.Vec2
 		t1, t2 float32
 	}{
-		{"skew", Segment3{v3(-1, 0, 0), v3(1, 0, 0)}, Segment3{v3(0, -1, 1), v3(0, 1, 1)}, v3(0, 0, 0), v3(0, 0, 1), 0.5, 0.5},
-		{"end to interior", Segment3{v3(0, 0, 0), v3(1, 0, 0)}, Segment3{v3(3, -1, 0), v3(3, 1, 0)}, v3(1, 0, 0), v3(3, 0, 0), 1, 0.5},
-		{"both ends", Segment3{v3(0, 0, 0), v3(1, 1, 0)}, Segment3{v3(2, 3, 0), v3(5, 5, 0)}, v3(1, 1, 0), v3(2, 3, 0), 1, 0},
-		{"parallel", Segment3{v3(0, 0, 0), v3(4, 0, 0)}, Segment3{v3(5, 1, 0), v3(9, 1, 0)}, v3(4, 0, 0), v3(5, 1, 0), 1, 0},
-		{"point and segment", Segment3{v3(1, 1, 1), v3(1, 1, 1)}, Segment3{v3(0, 0, 0), v3(2, 0, 0)}, v3(1, 1, 1), v3(1, 0, 0), 0, 0.5},
-		{"two points", Segment3{v3(1, 1, 1), v3(1, 1, 1)}, Segment3{v3(0, 0, 0), v3(0, 0, 0)}, v3(1, 1, 1), v3(0, 0, 0), 0, 0},
+		{"crossing", Segment{v2(0, 0), v2(4, 4)}, Segment{v2(0, 4), v2(4, 0)}, v2(2, 2), v2(2, 2), 0.5, 0.5},
+		{"end to interior", Segment{v2(0, 0), v2(1, 0)}, Segment{v2(3, -1), v2(3, 1)}, v2(1, 0), v2(3, 0), 1, 0.5},
+		{"both ends", Segment{v2(0, 0), v2(1, 1)}, Segment{v2(2, 3), v2(5, 5)}, v2(1, 1), v2(2, 3), 1, 0},
+		{"parallel", Segment{v2(0, 0), v2(4, 0)}, Segment{v2(5, 1), v2(9, 1)}, v2(4, 0), v2(5, 1), 1, 0},
+		{"point and segment", Segment{v2(1, 1), v2(1, 1)}, Segment{v2(0, 0), v2(2, 0)}, v2(1, 1), v2(1, 0), 0, 0.5},
+		{"segment and point", Segment{v2(0, 0), v2(2, 0)}, Segment{v2(1, 1), v2(1, 1)}, v2(1, 0), v2(1, 1), 0.5, 0},
+		{"two points", Segment{v2(1, 1), v2(1, 1)}, Segment{v2(0, 0), v2(0, 0)}, v2(1, 1), v2(0, 0), 0, 0},
 	}
 	for _, tc := range tests {
-		c1, c2, t1, t2 := ClosestPointsSegmentSegment3(tc.s1, tc.s2)
-		if !near3(c1, tc.c1, 1e-6) || !near3(c2, tc.c2, 1e-6) || !near(t1, tc.t1, 1e-6) || !near(t2, tc.t2, 1e-6) {
+		c1, c2, t1, t2 := ClosestPointsSegmentSegment(tc.s1, tc.s2)
+		if !near2(c1, tc.c1, 1e-6) || !near2(c2, tc.c2, 1e-6) || !near(t1, tc.t1, 1e-6) || !near(t2, tc.t2, 1e-6) {
 			t.Errorf("%s: got %v %v %v %v, want %v %v %v %v", tc.name, c1, c2, t1, t2, tc.c1, tc.c2, tc.t1, tc.t2)
 		}
-	}
-	// 2D: crossing segments meet at their intersection.
-	c1, c2, t1, t2 := ClosestPointsSegmentSegment(Segment{v2(0, 0), v2(4, 4)}, Segment{v2(0, 4), v2(4, 0)})
-	if c1 != v2(2, 2) || c2 != v2(2, 2) || t1 != 0.5 || t2 != 0.5 {
-		t.Errorf("crossing: got %v %v %v %v", c1, c2, t1, t2)
 	}
 }
 
@@ -58,42 +54,37 @@ func TestClosestPointsSegmentSegmentRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	for i := range randomCases {
 		g := gen{rng: rng, snap: i%3 == 0}
-		s1, s2 := Segment3{g.v3(-5, 5), g.v3(-5, 5)}, Segment3{g.v3(-5, 5), g.v3(-5, 5)}
+		s1, s2 := Segment{g.v2(-5, 5), g.v2(-5, 5)}, Segment{g.v2(-5, 5), g.v2(-5, 5)}
 		switch rng.IntN(8) {
 		case 0: // parallel
-			s2.B = axpy3(s2.A, sub3(s1.B, s1.A), g.f(-2, 2))
+			s2.B = Axpy(s2.A, Sub(s1.B, s1.A), g.f(-2, 2))
 		case 1:
 			s1.B = s1.A
 		}
-		c1, c2, t1, t2 := ClosestPointsSegmentSegment3(s1, s2)
-		p1, q1, p2, q2 := f64(s1.A), f64(s1.B), f64(s2.A), f64(s2.B)
+		c1, c2, t1, t2 := ClosestPointsSegmentSegment(s1, s2)
+		p1, q1, p2, q2 := f64(to3(s1.A)), f64(to3(s1.B)), f64(to3(s2.A)), f64(to3(s2.B))
 		want := refSegSegDist(p1, q1, p2, q2)
-		got := vlen(vsub(f64(c1), f64(c2)))
-		on1 := vlen(vsub(f64(c1), vat(p1, vsub(q1, p1), float64(t1))))
-		on2 := vlen(vsub(f64(c2), vat(p2, vsub(q2, p2), float64(t2))))
+		got := vlen(vsub(f64(to3(c1)), f64(to3(c2))))
+		on1 := vlen(vsub(f64(to3(c1)), vat(p1, vsub(q1, p1), float64(t1))))
+		on2 := vlen(vsub(f64(to3(c2)), vat(p2, vsub(q2, p2), float64(t2))))
 		if math.Abs(got-want) > 1e-4 || on1 > 1e-5 || on2 > 1e-5 || t1 < 0 || t1 > 1 || t2 < 0 || t2 > 1 {
-			t.Fatalf("case %d: ClosestPointsSegmentSegment3(%v, %v) = %v %v %v %v: distance %g, want %g",
+			t.Fatalf("case %d: ClosestPointsSegmentSegment(%v, %v) = %v %v %v %v: distance %g, want %g",
 				i, s1, s2, c1, c2, t1, t2, got, want)
 		}
 	}
 }
 
 func TestClosestPointOnAABB(t *testing.T) {
-	b3 := AABB3{v3(0, 0, 0), v3(1, 2, 3)}
-	for _, tc := range []struct{ p, want mgl32.Vec3 }{
-		{v3(0.5, 0.5, 0.5), v3(0.5, 0.5, 0.5)},
-		{v3(-1, 5, 1), v3(0, 2, 1)},
-		{v3(9, -9, 9), v3(1, 0, 3)},
+	b := AABB{v2(0, 0), v2(1, 2)}
+	for _, tc := range []struct{ p, want mgl32.Vec2 }{
+		{v2(0.5, 0.5), v2(0.5, 0.5)},
+		{v2(-1, 5), v2(0, 2)},
+		{v2(9, -9), v2(1, 0)},
+		{v2(-3, 0.5), v2(0, 0.5)},
 	} {
-		if got := ClosestPointOnAABB3(tc.p, b3); got != tc.want {
-			t.Errorf("ClosestPointOnAABB3(%v) = %v, want %v", tc.p, got, tc.want)
+		if got := ClosestPointOnAABB(tc.p, b); got != tc.want {
+			t.Errorf("ClosestPointOnAABB(%v) = %v, want %v", tc.p, got, tc.want)
 		}
-	}
-	if got := ClosestPointOnAABB(v2(-3, 0.5), AABB{v2(0, 0), v2(1, 1)}); got != v2(0, 0.5) {
-		t.Errorf("ClosestPointOnAABB = %v", got)
-	}
-	if q, u := ClosestPointOnSegment3(v3(1, 5, 0), Segment3{v3(0, 0, 0), v3(4, 0, 0)}); q != v3(1, 0, 0) || u != 0.25 {
-		t.Errorf("ClosestPointOnSegment3 = %v, %v", q, u)
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package geom provides the shapes and geometric queries the simulation is built on: segments,
-// circles and spheres, capsules, axis-aligned boxes and polygons, closest points, ray casts and
+// circles, capsules, axis-aligned rectangles and polygons, closest points, ray casts and
 // swept (moving-shape) tests that report time of impact, contact point and normal.
 // It follows Ericson, Real-Time Collision Detection, in float32 on mathgl vectors, and is
 // shared by the server and the wasm client, so its results must agree bit for bit on both.
@@ -16,8 +16,9 @@
 // Finite2, Finite3) is exported under that rule for the rest of shared/ (navi, sim, world,
 // replica), so that every package rounds a length or a unit vector the same way.
 //
-// 2D shapes have plain names (Segment, Circle, Capsule, AABB, Polygon, Hit); their 3D
-// counterparts carry a 3 (Segment3, Capsule3, AABB3, Hit3) except Sphere.
+// The shapes and queries are 2D (Segment, Circle, Capsule, AABB, Polygon, Hit): the simulation
+// moves discs on the ground plane and has no obstacles with height. Finite3 exists only to
+// check the replicated 3D positions.
 //
 // Sweeps move one shape by a motion vector over the time interval [0, 1] and report the first
 // contact as a Hit: T is the fraction of the motion, Point the contact point on the obstacle

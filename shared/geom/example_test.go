@@ -30,22 +30,6 @@ func ExampleClosestPointOnSegment() {
 	// Output: [1 0] 0.25
 }
 
-func ExampleSweepSphereAABB() {
-	box := geom.AABB3{Min: mgl32.Vec3{0, 0, 0}, Max: mgl32.Vec3{1, 1, 1}}
-
-	// This path crosses the corner of the box expanded by the radius, but never comes within
-	// 1 of the box itself: no hit.
-	_, ok := geom.SweepSphereAABB(geom.Sphere{Center: mgl32.Vec3{-0.3, 3.7, 1.7}, Radius: 1}, mgl32.Vec3{4, -4, 0}, box)
-	fmt.Println("corner pass:", ok)
-
-	// Head-on at the vertex (1,1,1): contact when the centre is 1 from it, at T = 1 - 1/(2√3).
-	hit, ok := geom.SweepSphereAABB(geom.Sphere{Center: mgl32.Vec3{3, 3, 3}, Radius: 1}, mgl32.Vec3{-2, -2, -2}, box)
-	fmt.Printf("vertex: %v T=%.4f point=%v normal=(%.4f %.4f %.4f)\n", ok, hit.T, hit.Point, hit.Normal[0], hit.Normal[1], hit.Normal[2])
-	// Output:
-	// corner pass: false
-	// vertex: true T=0.7113 point=[1 1 1] normal=(0.5774 0.5774 0.5774)
-}
-
 func ExamplePolygon_Contains() {
 	l := geom.Polygon{{0, 0}, {4, 0}, {4, 2}, {2, 2}, {2, 4}, {0, 4}}
 	fmt.Println(l.Validate(), l.Area(), l.Contains(mgl32.Vec2{1, 3}), l.Contains(mgl32.Vec2{3, 3}))
@@ -54,12 +38,4 @@ func ExamplePolygon_Contains() {
 	// Output:
 	// <nil> 12 true false
 	// [3 2] 2
-}
-
-func ExampleRaycastAABB3() {
-	box := geom.AABB3{Min: mgl32.Vec3{0, 0, 0}, Max: mgl32.Vec3{1, 2, 3}}
-	// The segment from (-1,-1,1) to (1,3,1): origin A, dir B-A, maxT 1.
-	hit, ok := geom.RaycastAABB3(mgl32.Vec3{-1, -1, 1}, mgl32.Vec3{2, 4, 0}, box, 1)
-	fmt.Println(ok, hit.T, hit.Point, hit.Normal)
-	// Output: true 0.5 [0 1 1] [-1 0 0]
 }

@@ -142,36 +142,6 @@ func FuzzSweepCircleAABB(f *testing.F) {
 	})
 }
 
-func FuzzSweepSphereAABB(f *testing.F) {
-	f.Add(float32(3), float32(3), float32(3), float32(1), float32(-2), float32(-2), float32(-2),
-		float32(0), float32(0), float32(0), float32(1), float32(1), float32(1))
-	f.Fuzz(func(t *testing.T, cx, cy, cz, r, mx, my, mz, lx, ly, lz, hx, hy, hz float32) {
-		s := Sphere{mgl32.Vec3{cx, cy, cz}, r}
-		m := mgl32.Vec3{mx, my, mz}
-		b := AABB3{mgl32.Vec3{lx, ly, lz}, mgl32.Vec3{hx, hy, hz}}
-		h, ok := SweepSphereAABB(s, m, b)
-		in := []float32{cx, cy, cz, r, mx, my, mz, lx, ly, lz, hx, hy, hz}
-		if !allFinite(in...) || r < 0 || !b.Valid() {
-			if ok {
-				t.Fatalf("invalid input gave a hit %+v", h)
-			}
-			return
-		}
-		checkOutputs(t, ok, h.T, h.Point[0], h.Point[1], h.Point[2], h.Normal[0], h.Normal[1], h.Normal[2])
-		if ok {
-			checkUnit(t, h.Normal[0], h.Normal[1], h.Normal[2])
-		}
-		if scale := fuzzScale(in...); scale > 0 {
-			lo, hi := f64(b.Min), f64(b.Max)
-			sc := sweepCase{o: f64(s.Center), d: f64(m), r: float64(r),
-				dist: func(p vec) float64 { return refDistBox(p, lo, hi) }}
-			if err := sc.check(fuzzSubSteps, 1e-4*scale, ok, float64(h.T), f64(h.Point), f64(h.Normal)); err != nil {
-				t.Fatalf("SweepSphereAABB(%v, %v, %v) = %+v, %v: %v", s, m, b, h, ok, err)
-			}
-		}
-	})
-}
-
 // FuzzPolygon decodes a polygon and a query point from little-endian float32s and checks that
 // the polygon queries never panic and return consistent answers: a valid polygon's closest
 // boundary point lies on the reported edge, and Contains agrees with itself under reversal

@@ -62,8 +62,37 @@ func ClosestPointOnAABB(p mgl32.Vec2, b AABB) mgl32.Vec2 {
 // c2 = s2.A + t2*(s2.B-s2.A) of two segments (Ericson 5.1.9); crossing segments give their
 // intersection. Parallel segments give one of the closest pairs; degenerate ones are points.
 func ClosestPointsSegmentSegment(s1, s2 Segment) (c1, c2 mgl32.Vec2, t1, t2 float32) {
-	// The 3D computation with z = 0 performs exactly the 2D arithmetic.
-	p1, p2, t1, t2 := ClosestPointsSegmentSegment3(
-		Segment3{to3(s1.A), to3(s1.B)}, Segment3{to3(s2.A), to3(s2.B)})
-	return to2(p1), to2(p2), t1, t2
+	d1 := Sub(s1.B, s1.A)
+	d2 := Sub(s2.B, s2.A)
+	r := Sub(s1.A, s2.A)
+	a := Dot(d1, d1)
+	e := Dot(d2, d2)
+	f := Dot(d2, r)
+	switch {
+	case !(a > 0) && !(e > 0):
+		return s1.A, s2.A, 0, 0
+	case !(a > 0):
+		t2 = clamp01(f / e)
+	default:
+		c := Dot(d1, r)
+		if !(e > 0) {
+			t1 = clamp01(-c / a)
+			break
+		}
+		b := Dot(d1, d2)
+		// a*e - b*b, computed as (d1×d2)² to avoid cancellation for near-parallel segments.
+		cr := Cross(d1, d2)
+		if denom := float32(cr * cr); denom > 0 {
+			t1 = clamp01((float32(b*f) - float32(c*e)) / denom)
+		}
+		t2 = (float32(b*t1) + f) / e
+		if t2 < 0 {
+			t2 = 0
+			t1 = clamp01(-c / a)
+		} else if t2 > 1 {
+			t2 = 1
+			t1 = clamp01((b - c) / a)
+		}
+	}
+	return Axpy(s1.A, d1, t1), Axpy(s2.A, d2, t2), t1, t2
 }

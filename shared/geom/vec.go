@@ -85,6 +85,18 @@ func Finite3(v mgl32.Vec3) bool { return Finite(v[0]) && Finite(v[1]) && Finite(
 
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
 
+func clamp01(x float32) float32 { return clamp(x, 0, 1) }
+
+func clamp(x, lo, hi float32) float32 {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
+}
+
 func validRadius(r float32) bool { return r >= 0 && Finite(r) }
 
 // awayFrom2 returns the unit vector opposing motion, or +X when motion is zero.

@@ -121,10 +121,10 @@ func (m *Mesh) cornerWidth(t int32, k int) float64 {
 // searchWidth looks across edge e of t for a blocking edge closer to p than
 // d. As in Demyen & Buro's SearchWidth, it goes on only across edges with
 // acute angles at both ends as seen from p (p's perpendicular foot lies
-// inside the edge). Without that test at every step (it was made for the
-// first edge only) the search walked on through thin triangles, such as a
-// zone's, around to a wall at p itself: width 0, a passage closed to every
-// radius (TestPathZonesNoLonger). TestPathClearanceRandom checks that the
+// inside the edge). Without that test at every step (not only at the first
+// edge) the search walks on through thin triangles, such as a zone's,
+// around to a wall at p itself: width 0, a passage closed to every radius
+// (TestPathZonesNoLonger). TestPathClearanceRandom checks that the
 // legs still keep the radius from every wall.
 func (m *Mesh) searchWidth(p vec2, t int32, e int, d float64, depth int) float64 {
 	tr := &m.tris[t]

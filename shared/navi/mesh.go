@@ -191,12 +191,7 @@ func (b *builder) mortonOrder() []int32 {
 		}
 		keys[i] = key{spread(q[0]) | spread(q[1])<<1, int32(i)}
 	}
-	slices.SortFunc(keys, func(x, y key) int {
-		if x.code != y.code {
-			return cmp.Compare(x.code, y.code)
-		}
-		return cmp.Compare(x.t, y.t)
-	})
+	slices.SortFunc(keys, func(x, y key) int { return cmp.Or(cmp.Compare(x.code, y.code), cmp.Compare(x.t, y.t)) })
 	out := make([]int32, len(keys))
 	for i, k := range keys {
 		out[i] = k.t

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -160,9 +160,8 @@ func zoneMap(r *rand.Rand, n int) Geometry {
 // path may be longer than the optimum: the test requires every path within
 // 15% (+0.01) of the optimum and the median ratio within 1%, and no path
 // shorter than the optimum. With zones, whose thin triangles make the
-// estimate worse, a path may be 20% over (seeds 1–12: at most 15.3%, the
-// same path on main at bd3abdd) and the mean ratio must be within 0.5%
-// (seeds 1–12: 1.0006–1.0022; main 1.0021–1.0061).
+// estimate worse, a path may be 20% over (seeds 1–12: at most 15.3%) and
+// the mean ratio must be within 0.5% (seeds 1–12: 1.0006–1.0022).
 func TestPathOptimality(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -179,7 +178,7 @@ func TestPathOptimality(t *testing.T) {
 			seed := *seedFlag
 			t.Logf("seed %d (reproduce with -seed)", seed)
 			ratios := pathRatios(t, rand.New(rand.NewPCG(seed, 2)), tc.mapOf, tc.maxRatio)
-			sort.Float64s(ratios)
+			slices.Sort(ratios)
 			if len(ratios) == 0 {
 				t.Fatal("no paths compared")
 			}
@@ -264,11 +263,10 @@ func pathRatios(t *testing.T, r *rand.Rand, mapOf func(*rand.Rand, int) Geometry
 // and for r = 0.5: the mean ratio within 0.5%, each path within 30%
 // (+0.01). Seeds 1–12: means at most 1.0015 (r = 0) and 1.0019 (r = 0.5);
 // three paths of ≈ 10,000 over 15% (at most 24%), where the search lost
-// the best corridor among the thin triangles. On main at bd3abdd, where
-// the channel width search wrapped around through those triangles to the
-// corner's own walls (width 0: a closed passage), and zones had 32 sides,
-// the means were 1.0025–1.0054 and 1.031–1.111, with 25–55 paths a seed
-// over 15% at r = 0.5 (up to 12×).
+// the best corridor among the thin triangles. A channel width search that
+// wraps around through those triangles to a corner's own walls (width 0: a
+// closed passage) fails it at r = 0.5: dozens of paths a seed over 15%,
+// some many times the length.
 func TestPathZonesNoLonger(t *testing.T) {
 	t.Parallel()
 	seed := *seedFlag
@@ -565,9 +563,8 @@ func TestPathMaxPoints(t *testing.T) {
 
 // TestPathSearchFocus checks that the weighted heuristic keeps the search
 // near the corridor it returns: on the benchmark region, 1,024 random
-// paths expand at most 20% more triangles than their corridors cross (with
-// the plain distance as the heuristic it was 56% more: 130.2 expanded for
-// 83.7 crossed).
+// paths expand at most 20% more triangles than their corridors cross (the
+// plain distance as the heuristic would fail it, at about 56% more).
 func TestPathSearchFocus(t *testing.T) {
 	t.Parallel()
 	m := benchMesh()

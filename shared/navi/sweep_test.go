@@ -151,8 +151,8 @@ func TestSweepNoAllocs(t *testing.T) {
 // TestSweepThroughWallVertex covers contacts the float32 capsule test of
 // geom.SweepCircleSegment misses: a zero-radius path that crosses a wall
 // within rounding of the vertex where two walls meet falls just past the end
-// of one wall's side test and just beside the other wall, and used to leave
-// the walkable area without a hit.
+// of one wall's side test and just beside the other wall, and would leave
+// the walkable area without a hit if only the capsule tests were asked.
 func TestSweepThroughWallVertex(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

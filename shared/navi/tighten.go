@@ -170,7 +170,7 @@ func (q *Query) intruder(cs []corner, i int, lg leg, r float32) (corner, bool) {
 	ends := q.ends
 	// Consecutive portals often share an end, which is then tested again
 	// (its distance is the same, not smaller, so the first portal keeps
-	// it): skipping a repeat was a branch that went either way.
+	// it): skipping a repeat would be a branch that goes either way.
 	for p := lo; p <= hi; p++ {
 		pv := &ends[p]
 		if pv.corner&1 != 0 {

@@ -76,8 +76,8 @@ func TestWorldZoneArea(t *testing.T) {
 
 // TestWorldZonePaths: on the default world's open ground, a straight walk
 // out of a blackout zone's centre stays straight with the zone in the
-// mesh (main at bd3abdd bent it at a zone corner: the search's corridor
-// left the zone through a thin triangle beside the straight line), and
+// mesh (a corridor that leaves the zone through a thin triangle beside the
+// straight line would bend it at a zone corner), and
 // random paths with the zones in the mesh are about as long as without.
 func TestWorldZonePaths(t *testing.T) {
 	t.Parallel()

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/internal/legacypb"
 	"github.com/twinframe/twinframe/shared/archive"
-	"github.com/twinframe/twinframe/shared/protocol/legacypb"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"google.golang.org/protobuf/proto"
 )

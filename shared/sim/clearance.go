@@ -19,7 +19,7 @@ const (
 	clrSize float32 = 0.5      // side of a clearance square
 	clrUnit float32 = 1.0 / 16 // metres per step of the stored clearance
 	// clrCap bounds the stored clearance (and the work of building the field): a query
-	// that needs more scans the walls as before.
+	// that needs more scans the walls as it would without the field.
 	clrCap float32 = 1
 	// clrMargin is taken off every computed distance, far beyond float32 rounding at
 	// a region's coordinates, so that the bound is never above the true distance.
@@ -35,7 +35,7 @@ const (
 // of squares of clearance 0 around the region's bounds, so that a lookup needs no
 // clamping.
 //
-// Every mover of a frame asks the field once, and in a 10k crowd the byte's line was
+// Every mover of a frame asks the field once, and in a 10k crowd the byte's line is
 // seldom cached (149 KB for the default region, read at scattered places between
 // passes over the entities). The bit field far (1 bit per square: 19 KB) answers most
 // queries; the byte is read only where the bit is 0 or the query asks for more.

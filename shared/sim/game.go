@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -208,15 +209,7 @@ func (g *Game) Entities() []*Entity { return g.ents }
 
 // Entity returns the live entity with id, or nil.
 func (g *Game) Entity(id EntityID) *Entity {
-	i, ok := slices.BinarySearchFunc(g.ents, id, func(e *Entity, id EntityID) int {
-		switch {
-		case e.id < id:
-			return -1
-		case e.id > id:
-			return 1
-		}
-		return 0
-	})
+	i, ok := slices.BinarySearchFunc(g.ents, id, func(e *Entity, id EntityID) int { return cmp.Compare(e.id, id) })
 	if !ok || g.ents[i].dead {
 		return nil
 	}

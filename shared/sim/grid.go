@@ -182,7 +182,7 @@ func (eg *entGrid) row(y, x0, x1 int32) []*Entity {
 
 // moved records the new position of e, at index i of the entity list of the last
 // build (the list has not changed since), in its slot. It does not read items: at
-// 10k that was a cache miss per mover.
+// 10k entities that is a cache miss per mover.
 func (eg *entGrid) moved(e *Entity, i int) {
 	if k := eg.slotOf[i]; k >= 0 {
 		eg.slots[k].pos = e.pos

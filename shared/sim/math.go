@@ -57,7 +57,7 @@ func yawTo(d mgl32.Vec2, yaw float32) float32 {
 
 // lo2 and hi2 return the componentwise minimum and maximum of a and b, for bounding
 // boxes. The built-in min and max compile to branch-free code; comparisons with
-// branches ran fewer instructions but were slower on crowds, whose motions point every
+// branches run fewer instructions but are slower on crowds, whose motions point every
 // way (mispredicted branches).
 func lo2(a, b mgl32.Vec2) mgl32.Vec2 { return mgl32.Vec2{min(a[0], b[0]), min(a[1], b[1])} }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -67,20 +68,7 @@ type Sweep struct {
 
 type pair struct{ a, b EntityID }
 
-func cmpPair(x, y pair) int {
-	switch {
-	case x.a != y.a:
-		if x.a < y.a {
-			return -1
-		}
-		return 1
-	case x.b < y.b:
-		return -1
-	case x.b > y.b:
-		return 1
-	}
-	return 0
-}
+func cmpPair(x, y pair) int { return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b)) }
 
 // backoff returns the fraction of a motion of length l to travel towards a contact at t,
 // leaving Skin.

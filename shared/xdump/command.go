@@ -360,6 +360,8 @@ func compare(t Type, x Value, op byte, y Value) bool {
 	return c != 0
 }
 
+// cmpOrd is not cmp.Compare: that orders NaN below every number, whereas here a NaN
+// is neither below nor above anything, as the < and > operators have it.
 func cmpOrd[T int64 | float64](a, b T) int {
 	switch {
 	case a < b:

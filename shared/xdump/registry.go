@@ -1,9 +1,10 @@
 package xdump
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -108,8 +109,8 @@ func (r *Registry) Register(t *Table) error {
 	if r.byName[s.Name] != nil {
 		return bad("name already registered")
 	}
-	i := sort.Search(len(r.tables), func(i int) bool { return r.tables[i].schema.UID >= s.UID })
-	if i < len(r.tables) && r.tables[i].schema.UID == s.UID {
+	i, found := r.searchUID(s.UID)
+	if found {
 		return bad("uid %d already used by %q", s.UID, r.tables[i].schema.Name)
 	}
 	seen := map[string]bool{}
@@ -156,9 +157,7 @@ func (r *Registry) Register(t *Table) error {
 	if (s.Key == KeyIndex || s.Key == KeyID) && (len(s.Fields) == 0 || s.Fields[0].Type != TypeInt || s.Fields[0].Len != 0) {
 		return bad("key needs a leftmost scalar integer field")
 	}
-	r.tables = append(r.tables, nil)
-	copy(r.tables[i+1:], r.tables[i:])
-	r.tables[i] = t
+	r.tables = slices.Insert(r.tables, i, t)
 	r.byName[s.Name] = t
 	return nil
 }
@@ -185,11 +184,15 @@ func (r *Registry) Table(name string) *Table { return r.byName[name] }
 
 // ByUID returns the table with the given uid, or nil.
 func (r *Registry) ByUID(uid int) *Table {
-	i := sort.Search(len(r.tables), func(i int) bool { return r.tables[i].schema.UID >= uid })
-	if i < len(r.tables) && r.tables[i].schema.UID == uid {
+	if i, found := r.searchUID(uid); found {
 		return r.tables[i]
 	}
 	return nil
+}
+
+// searchUID returns where a table with uid is or would be in r.tables (uid order).
+func (r *Registry) searchUID(uid int) (int, bool) {
+	return slices.BinarySearchFunc(r.tables, uid, func(t *Table, uid int) int { return cmp.Compare(t.schema.UID, uid) })
 }
 
 // Lookup finds a table by exact name, unique name prefix, or uid (a decimal number).

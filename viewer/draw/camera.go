@@ -54,38 +54,21 @@ func (c *Camera) ZoomAt(x, y, factor float32) {
 		return
 	}
 	before := c.ToWorld(x, y)
-	c.Zoom = clamp(c.Zoom*factor, MinZoom, MaxZoom)
+	c.Zoom = min(max(c.Zoom*factor, MinZoom), MaxZoom)
 	after := c.ToWorld(x, y)
 	c.Center = c.Center.Add(before.Sub(after))
 }
 
-// Fit centres the world rectangle [min, max] and zooms so that it fills the screen with a
+// Fit centres the world rectangle [lo, hi] and zooms so that it fills the screen with a
 // small margin.
-func (c *Camera) Fit(min, max mgl32.Vec2) {
-	c.Center = min.Add(max).Mul(0.5)
-	w, h := max[0]-min[0], max[1]-min[1]
+func (c *Camera) Fit(lo, hi mgl32.Vec2) {
+	c.Center = lo.Add(hi).Mul(0.5)
+	w, h := hi[0]-lo[0], hi[1]-lo[1]
 	if w <= 0 || h <= 0 || c.W <= 0 || c.H <= 0 {
 		return
 	}
-	c.Zoom = clamp(0.95*min32(c.W/w, c.H/h), MinZoom, MaxZoom)
+	c.Zoom = min(max(0.95*min(c.W/w, c.H/h), MinZoom), MaxZoom)
 }
 
 // Resize changes the screen size, keeping the centre and zoom.
 func (c *Camera) Resize(w, h int) { c.W, c.H = float32(w), float32(h) }
-
-func clamp(v, lo, hi float32) float32 {
-	if v < lo {
-		return lo
-	}
-	if v > hi {
-		return hi
-	}
-	return v
-}
-
-func min32(a, b float32) float32 {
-	if a < b {
-		return a
-	}
-	return b
-}

@@ -109,6 +109,38 @@ func TestListCulls(t *testing.T) {
 	}
 }
 
+// TestListSkipsNonFinite: a primitive with an infinite coordinate or size passes the
+// culling test (an infinite box meets the screen) and must still draw nothing.
+func TestListSkipsNonFinite(t *testing.T) {
+	t.Parallel()
+	inf := float32(math.Inf(1))
+	on := mgl32.Vec2{5, 5}
+	tests := []struct {
+		name string
+		draw func(l *List)
+	}{
+		{"segment to +Inf", func(l *List) { l.Segment(on, mgl32.Vec2{inf, 5}, debugdraw.Red) }},
+		{"polygon through +Inf", func(l *List) {
+			l.Polygon([]mgl32.Vec2{on, {inf, 5}, {5, 6}}, debugdraw.Red, true)
+		}},
+		{"circle of infinite radius", func(l *List) { l.Circle(on, inf, debugdraw.Red, false) }},
+		{"point of infinite size", func(l *List) { l.Point(on, inf, debugdraw.Red) }},
+		{"screen segment to +Inf", func(l *List) { l.ScreenSegment(10, 10, inf, 10, 1, debugdraw.Red) }},
+		{"screen rect of infinite width", func(l *List) { l.ScreenRect(10, 10, inf, 5, debugdraw.Red) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var l List
+			l.Reset(NewCamera(100, 100, mgl32.Vec2{0, 0}, mgl32.Vec2{10, 10}))
+			tc.draw(&l)
+			if n := l.Triangles(); n != 0 {
+				t.Errorf("drew %d triangles", n)
+			}
+		})
+	}
+}
+
 func TestListSplitsBatches(t *testing.T) {
 	var l List
 	l.Reset(NewCamera(100, 100, mgl32.Vec2{0, 0}, mgl32.Vec2{10, 10}))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/debugdraw"
+	"github.com/twinframe/twinframe/shared/geom"
 )
 
 // Vertex is one screen-space vertex. Its fields are those of ebiten.Vertex, so
@@ -134,6 +135,11 @@ func vtx(x, y float32, c rgba) Vertex {
 	return Vertex{DstX: x, DstY: y, SrcX: SrcX, SrcY: SrcY, ColorR: c.r, ColorG: c.g, ColorB: c.b, ColorA: c.a}
 }
 
+// finiteSegment reports whether (ax, ay) and (bx, by) are both finite points.
+func finiteSegment(ax, ay, bx, by float32) bool {
+	return geom.Finite2(mgl32.Vec2{ax, ay}) && geom.Finite2(mgl32.Vec2{bx, by})
+}
+
 // visible reports whether the screen box [x0, x1]×[y0, y1] (in any order), grown by pad,
 // meets the viewport.
 func (l *List) visible(x0, y0, x1, y1, pad float32) bool {
@@ -146,10 +152,6 @@ func (l *List) visible(x0, y0, x1, y1, pad float32) bool {
 	return x1+pad >= 0 && y1+pad >= 0 && x0-pad <= l.cam.W && y0-pad <= l.cam.H
 }
 
-// finite reports whether a, b, c and d are all finite: x-x is 0 for a finite x and NaN
-// for an infinite or NaN one.
-func finite(a, b, c, d float32) bool { return (a-a)+(b-b)+(c-c)+(d-d) == 0 }
-
 // Segment draws a line of LineWidth pixels from a to b.
 func (l *List) Segment(a, b mgl32.Vec2, c debugdraw.Color) {
 	if c.A == 0 {
@@ -157,7 +159,7 @@ func (l *List) Segment(a, b mgl32.Vec2, c debugdraw.Color) {
 	}
 	ax, ay := l.cam.ToScreen(a)
 	bx, by := l.cam.ToScreen(b)
-	if !l.visible(ax, ay, bx, by, l.LineWidth) || !finite(ax, ay, bx, by) {
+	if !l.visible(ax, ay, bx, by, l.LineWidth) || !finiteSegment(ax, ay, bx, by) {
 		return
 	}
 	l.line(ax, ay, bx, by, l.LineWidth, toRGBA(c))
@@ -205,7 +207,7 @@ func (l *List) Polygon(points []mgl32.Vec2, c debugdraw.Color, filled bool) {
 		x0, x1 = min(x0, x), max(x1, x)
 		y0, y1 = min(y0, y), max(y1, y)
 	}
-	if !l.visible(x0, y0, x1, y1, l.LineWidth) || !finite(x0, y0, x1, y1) {
+	if !l.visible(x0, y0, x1, y1, l.LineWidth) || !finiteSegment(x0, y0, x1, y1) {
 		return
 	}
 	col := toRGBA(c)
@@ -278,7 +280,7 @@ func (l *List) Circle(center mgl32.Vec2, radius float32, c debugdraw.Color, fill
 	}
 	cx, cy := l.cam.ToScreen(center)
 	r := radius * l.cam.Zoom
-	if !l.visible(cx, cy, cx, cy, r+l.LineWidth) || !finite(cx, cy, r, 0) {
+	if !l.visible(cx, cy, cx, cy, r+l.LineWidth) || !geom.Finite2(mgl32.Vec2{cx, cy}) || !geom.Finite(r) {
 		return
 	}
 	col := toRGBA(c)
@@ -328,7 +330,7 @@ func (l *List) Point(p mgl32.Vec2, size float32, c debugdraw.Color) {
 		return
 	}
 	x, y := l.cam.ToScreen(p)
-	if !l.visible(x, y, x, y, size) || !finite(x, y, size, 0) {
+	if !l.visible(x, y, x, y, size) || !geom.Finite2(mgl32.Vec2{x, y}) || !geom.Finite(size) {
 		return
 	}
 	l.square(x, y, size, toRGBA(c))
@@ -340,7 +342,7 @@ func (l *List) Text(p mgl32.Vec2, text string, c debugdraw.Color) {
 		return
 	}
 	x, y := l.cam.ToScreen(p)
-	if !l.visible(x, y, x, y, 0) || !finite(x, y, 0, 0) {
+	if !l.visible(x, y, x, y, 0) || !geom.Finite2(mgl32.Vec2{x, y}) {
 		return
 	}
 	if len(l.labels) >= l.MaxLabels {
@@ -357,7 +359,7 @@ const LabelHeight = 14
 // ScreenSegment draws a line between two screen positions, for overlays drawn in screen
 // space (graphs, the selection box).
 func (l *List) ScreenSegment(ax, ay, bx, by, width float32, c debugdraw.Color) {
-	if c.A == 0 || !finite(ax, ay, bx, by) {
+	if c.A == 0 || !finiteSegment(ax, ay, bx, by) {
 		return
 	}
 	l.line(ax, ay, bx, by, width, toRGBA(c))
@@ -365,7 +367,7 @@ func (l *List) ScreenSegment(ax, ay, bx, by, width float32, c debugdraw.Color) {
 
 // ScreenRect fills the screen rectangle at (x, y) of size w×h.
 func (l *List) ScreenRect(x, y, w, h float32, c debugdraw.Color) {
-	if c.A == 0 || !finite(x, y, w, h) {
+	if c.A == 0 || !geom.Finite2(mgl32.Vec2{x, y}) || !geom.Finite2(mgl32.Vec2{w, h}) {
 		return
 	}
 	l.quad(x, y, x+w, y, x, y+h, x+w, y+h, toRGBA(c))

@@ -41,7 +41,7 @@ func BenchmarkDrawList10kTriangles2kEntities(b *testing.B) {
 	if n := len(mesh.Triangles()); n < 10000 {
 		b.Fatalf("mesh of %d triangles", n)
 	}
-	l, err := NewLocal(LocalOptions{Seed: 1, NoAvatar: true, NoPopulation: true})
+	l, err := newLocal(LocalOptions{Seed: 1, NoAvatar: true, NoPopulation: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func BenchmarkDrawList10kTriangles2kEntities(b *testing.B) {
 	run(l, 0, 2*time.Second) // wanderers pick paths and sweep
 	cam := draw.NewCamera(1280, 800, mgl32.Vec2{0, 0}, mgl32.Vec2{200, 200})
 	var list draw.List
-	ov := Entities | Props | Labels | Paths | Sweeps | Hotspots | Blackout | Spawns
+	ov := ovEntities | ovProps | ovLabels | ovPaths | ovSweeps | ovHotspots | ovBlackout | ovSpawns
 	frame := func() {
 		list.Reset(cam)
 		navi.DebugDraw(&list, mesh, navi.DrawOptions{Triangles: true, Constraints: true})

@@ -33,13 +33,13 @@ func TestDrawCorridor(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var r debugdrawtest.Recorder
-			DrawCorridor(&r, &tc.st, 0.5, tc.labels)
+			drawCorridor(&r, &tc.st, 0.5, tc.labels)
 			var polygons, points, texts, turns int
 			for _, c := range r.Calls {
 				switch c.Kind {
 				case debugdrawtest.Polygon:
 					polygons++
-					if len(c.Points) != 4 || c.Color != ColorCorridor || !c.Filled {
+					if len(c.Points) != 4 || c.Color != colorCorridor || !c.Filled {
 						t.Errorf("band %+v", c)
 					}
 				case debugdrawtest.Point:
@@ -47,7 +47,7 @@ func TestDrawCorridor(t *testing.T) {
 				case debugdrawtest.Text:
 					texts++
 				case debugdrawtest.Circle:
-					if c.Color == ColorTurn {
+					if c.Color == colorTurn {
 						turns++
 						if c.Radius != 0.75 || c.Points[0] != (mgl32.Vec2{10, 5}) {
 							t.Errorf("turning circle %+v", c)
@@ -63,7 +63,7 @@ func TestDrawCorridor(t *testing.T) {
 	}
 	// The first band starts at the entity and is 2×radius wide.
 	var r debugdrawtest.Recorder
-	DrawCorridor(&r, &st, 0.5, false)
+	drawCorridor(&r, &st, 0.5, false)
 	for _, c := range r.Calls {
 		if c.Kind == debugdrawtest.Polygon {
 			want := [4]mgl32.Vec2{{4, 0.5}, {10, 0.5}, {10, -0.5}, {4, -0.5}}
@@ -77,9 +77,9 @@ func TestDrawCorridor(t *testing.T) {
 
 // The sandbox draws the selected walker's corridor with the paths overlay.
 func TestLocalDrawsSelectedCorridor(t *testing.T) {
-	l := newLocal(t)
+	l := testLocal(t)
 	st := l.Status()
-	l.Do(Command{Kind: MoveTo, Point: mgl32.Vec2{st.Avatar[0] + 20, st.Avatar[1] - 10}})
+	l.Do(Command{Kind: cmdMoveTo, Point: mgl32.Vec2{st.Avatar[0] + 20, st.Avatar[1] - 10}})
 	run(l, 0, 500*time.Millisecond)
 	if !l.Status().Moving {
 		t.Fatal("the avatar is not walking")
@@ -89,16 +89,16 @@ func TestLocalDrawsSelectedCorridor(t *testing.T) {
 		l.Draw(&r, ov, selected)
 		n := 0
 		for _, c := range r.Calls {
-			if c.Kind == debugdrawtest.Polygon && c.Color == ColorCorridor {
+			if c.Kind == debugdrawtest.Polygon && c.Color == colorCorridor {
 				n++
 			}
 		}
 		return n
 	}
-	if n := bands(DefaultOverlays|Paths, st.AvatarID); n == 0 {
+	if n := bands(defaultOverlays|ovPaths, st.AvatarID); n == 0 {
 		t.Error("no corridor for the selected walking avatar")
 	}
-	if n := bands(DefaultOverlays|Paths, 0) + bands(DefaultOverlays&^Paths, st.AvatarID); n != 0 {
+	if n := bands(defaultOverlays|ovPaths, 0) + bands(defaultOverlays&^ovPaths, st.AvatarID); n != 0 {
 		t.Errorf("%d corridor bands without a selection or the paths overlay", n)
 	}
 }

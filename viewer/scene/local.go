@@ -6,26 +6,27 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/debugdraw"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/sim/locomotion"
 	"github.com/twinframe/twinframe/shared/world"
 	"github.com/twinframe/twinframe/shared/xdump"
+	"google.golang.org/protobuf/proto"
 )
 
 // Frame timing of the local simulation.
 const (
-	FrameDuration = sim.FrameMillis * time.Millisecond
-	// MaxCatchUp is the most frames one Update steps; a longer backlog is dropped.
-	MaxCatchUp = 8
-	// LogSize is how many events the log keeps.
-	LogSize = 200
-	// GraphFrames is how many frames the graphs keep (30 s).
-	GraphFrames = 30 * sim.FrameRate
+	frameDuration = sim.FrameMillis * time.Millisecond
+	// maxCatchUp is the most frames one Update steps; a longer backlog is dropped.
+	maxCatchUp = 8
+	// logSize is how many events the log keeps.
+	logSize = 200
+	// graphFrames is how many frames the graphs keep (30 s).
+	graphFrames = 30 * sim.FrameRate
 )
 
 // LocalOptions configure a Local source.
@@ -40,12 +41,12 @@ type LocalOptions struct {
 	NoPopulation bool
 }
 
-// Local is the sandbox source: it runs the simulation in-process, with the user's
+// local is the sandbox source: it runs the simulation in-process, with the user's
 // avatar, and no server.
-type Local struct {
+type local struct {
 	w      *world.World
 	g      *sim.Game
-	gd     *GameDrawer
+	gd     *gameDrawer
 	avatar sim.EntityID
 
 	started   bool
@@ -54,7 +55,7 @@ type Local struct {
 	baseFrame uint64
 	now       time.Duration
 
-	log     []LogEntry
+	log     eventLog
 	stepMS  *Series
 	lateMS  *Series
 	drift   *Series
@@ -66,7 +67,7 @@ type Local struct {
 	corridor locomotion.State // the selected entity's path, for drawing
 
 	// The recording: the user's commands by the frame they were issued at, snapshots
-	// every KeyframeEvery frames, and the furthest frame reached. The simulation is
+	// every keyframeEvery frames, and the furthest frame reached. The simulation is
 	// deterministic, so these replay the session exactly.
 	simOpt  sim.Options
 	rec     []recorded
@@ -75,8 +76,8 @@ type Local struct {
 	seeking bool
 }
 
-// KeyframeEvery is how many frames apart the recording keeps snapshots to seek from.
-const KeyframeEvery = 100
+// keyframeEvery is how many frames apart the recording keeps snapshots to seek from.
+const keyframeEvery = 100
 
 type recorded struct {
 	frame uint64 // the frame the game was at: the command applies before the next Step
@@ -88,10 +89,19 @@ type keyframe struct {
 	data  []byte
 }
 
-var _ Source = (*Local)(nil)
+var _ Source = (*local)(nil)
 
-// NewLocal builds the game and spawns the avatar at the first spawn marker.
-func NewLocal(opt LocalOptions) (*Local, error) {
+// NewLocal returns the sandbox source: the simulation runs in-process, with the user's
+// avatar spawned at the first spawn marker, and no server.
+func NewLocal(opt LocalOptions) (Source, error) {
+	l, err := newLocal(opt)
+	if err != nil {
+		return nil, err // not a nil *local in a non-nil Source
+	}
+	return l, nil
+}
+
+func newLocal(opt LocalOptions) (*local, error) {
 	w := opt.World
 	if w == nil {
 		var err error
@@ -104,11 +114,11 @@ func NewLocal(opt LocalOptions) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Local{
-		w: w, g: g, gd: NewGameDrawer(w), inspect: world.New(),
-		stepMS: NewSeries("step", "ms", GraphFrames),
-		lateMS: NewSeries("lateness", "ms", GraphFrames),
-		drift:  NewSeries("drift", "m", GraphFrames),
+	l := &local{
+		w: w, g: g, gd: newGameDrawer(w), inspect: world.New(),
+		stepMS: newSeries("step", "ms", graphFrames),
+		lateMS: newSeries("lateness", "ms", graphFrames),
+		drift:  newSeries("drift", "m", graphFrames),
 	}
 	l.graphs = []*Series{l.drift, l.stepMS, l.lateMS}
 	l.simOpt = simOpt
@@ -121,7 +131,7 @@ func NewLocal(opt LocalOptions) (*Local, error) {
 	return l, nil
 }
 
-func (l *Local) spawnAvatar() error {
+func (l *local) spawnAvatar() error {
 	proto := int32(-1)
 	for _, p := range l.w.Prototypes {
 		if p.Flags&world.FlagPlayer != 0 {
@@ -151,11 +161,11 @@ func (l *Local) spawnAvatar() error {
 }
 
 // Game returns the simulated game. Use it from the viewer's goroutine only.
-func (l *Local) Game() *sim.Game { return l.g }
+func (l *local) Game() *sim.Game { return l.g }
 
 // Update steps the frames that are due at now: one per 50 ms since the clock started,
-// at most MaxCatchUp per call (the rest of a backlog is dropped).
-func (l *Local) Update(now time.Duration) error {
+// at most maxCatchUp per call (the rest of a backlog is dropped).
+func (l *local) Update(now time.Duration) error {
 	l.now = now
 	if !l.started {
 		l.started, l.base, l.baseFrame = true, now, l.g.Frame()
@@ -164,10 +174,10 @@ func (l *Local) Update(now time.Duration) error {
 	if l.paused {
 		return nil
 	}
-	due := l.baseFrame + uint64(max(now-l.base, 0)/FrameDuration)
+	due := l.baseFrame + uint64(max(now-l.base, 0)/frameDuration)
 	n := 0
-	for l.g.Frame() < due && n < MaxCatchUp {
-		late := now - l.base - time.Duration(l.g.Frame()+1-l.baseFrame)*FrameDuration
+	for l.g.Frame() < due && n < maxCatchUp {
+		late := now - l.base - time.Duration(l.g.Frame()+1-l.baseFrame)*frameDuration
 		if err := l.step(late); err != nil {
 			return err
 		}
@@ -179,7 +189,7 @@ func (l *Local) Update(now time.Duration) error {
 	return nil
 }
 
-func (l *Local) keyframe() {
+func (l *local) keyframe() {
 	f := l.g.Frame()
 	if n := len(l.keys); n > 0 && l.keys[n-1].frame >= f {
 		return
@@ -194,7 +204,7 @@ func (l *Local) keyframe() {
 
 // replayInputs applies the recorded commands issued at the current frame, when the game
 // is behind the recording's end.
-func (l *Local) replayInputs() {
+func (l *local) replayInputs() {
 	f := l.g.Frame()
 	if f >= l.recEnd {
 		return
@@ -206,14 +216,14 @@ func (l *Local) replayInputs() {
 	}
 }
 
-func (l *Local) step(late time.Duration) error {
+func (l *local) step(late time.Duration) error {
 	l.replayInputs()
 	t0 := time.Now()
 	err := l.g.Step()
 	if f := l.g.Frame(); f > l.recEnd {
 		l.recEnd = f
 	}
-	if l.g.Frame()%KeyframeEvery == 0 {
+	if l.g.Frame()%keyframeEvery == 0 {
 		l.keyframe()
 	}
 	if l.seeking {
@@ -231,15 +241,9 @@ func (l *Local) step(late time.Duration) error {
 	return nil
 }
 
-func (l *Local) addLog(text string) {
-	if len(l.log) >= LogSize {
-		n := copy(l.log, l.log[len(l.log)-LogSize/2:])
-		l.log = l.log[:n]
-	}
-	l.log = append(l.log, LogEntry{Frame: l.g.Frame(), Text: text})
-}
+func (l *local) addLog(text string) { l.log.add(l.g.Frame(), text) }
 
-func (l *Local) who(id sim.EntityID) string {
+func (l *local) who(id sim.EntityID) string {
 	if id == 0 {
 		return "wall"
 	}
@@ -249,7 +253,7 @@ func (l *Local) who(id sim.EntityID) string {
 	return "#" + strconv.FormatUint(uint64(id), 10)
 }
 
-func (l *Local) logEvents() {
+func (l *local) logEvents() {
 	for _, ev := range l.g.Events() {
 		switch ev.Kind {
 		case sim.OnCollide:
@@ -271,7 +275,7 @@ func (l *Local) logEvents() {
 }
 
 // Status describes the sandbox.
-func (l *Local) Status() Status {
+func (l *local) Status() Status {
 	st := Status{
 		Connected: true, Mode: "local", Frame: l.g.Frame(), ServerFrame: l.g.Frame(),
 		Entities: len(l.g.Entities()), Paused: l.paused, Error: l.lastErr, Recorded: l.recEnd,
@@ -285,7 +289,7 @@ func (l *Local) Status() Status {
 }
 
 // Bounds returns the bounds of the first region (the one the avatar is in).
-func (l *Local) Bounds() (min, max mgl32.Vec2) {
+func (l *local) Bounds() (min, max mgl32.Vec2) {
 	if len(l.w.Regions) == 0 {
 		return mgl32.Vec2{}, mgl32.Vec2{1, 1}
 	}
@@ -293,38 +297,46 @@ func (l *Local) Bounds() (min, max mgl32.Vec2) {
 }
 
 // Draw draws the game, and the path corridor of the selected entity.
-func (l *Local) Draw(d debugdraw.Drawer, ov Overlay, selected uint64) {
-	if e := l.g.Entity(sim.EntityID(selected)); e != nil && ov.Has(Paths) {
+func (l *local) Draw(d debugdraw.Drawer, ov Overlay, selected uint64) {
+	if e := l.g.Entity(sim.EntityID(selected)); e != nil && ov.Has(ovPaths) {
 		e.LocomotionState(&l.corridor, l.g.Frame())
-		DrawCorridor(d, &l.corridor, e.Radius(), ov.Has(Labels))
+		drawCorridor(d, &l.corridor, e.Radius(), ov.Has(ovLabels))
 	}
 	l.gd.Draw(d, l.g, ov, uint64(l.avatar), selected)
 }
 
 // apply applies a move, shot or stop of the avatar.
-func (l *Local) apply(c Command) error {
+func (l *local) apply(c Command) error {
 	if l.g.Entity(l.avatar) == nil {
-		return ErrNoAvatar
+		return errNoAvatar
 	}
-	var err error
+	// The sandbox's player sends what a client sends, and the game gets what the
+	// server would make of it (shared/replication), so the sandbox plays by the
+	// server's rules.
+	var m proto.Message
+	f := l.g.Frame()
 	switch c.Kind {
-	case MoveTo:
-		err = l.g.Enqueue(sim.Input{Entity: l.avatar, Command: sim.CmdMoveAlongPath, Point: c.Point, ClientFrame: l.g.Frame()})
-	case Fire:
-		_, err = l.g.Fire(l.avatar, c.Point)
-	case Stop:
-		err = l.g.Enqueue(sim.Input{Entity: l.avatar, Command: sim.CmdStop, ClientFrame: l.g.Frame()})
+	case cmdMoveTo:
+		m = replication.MoveTo(0, f, c.Point)
+	case cmdFire:
+		m = replication.Fire(0, f, c.Point)
+	case cmdStop:
+		m = replication.Stop(0, f)
+	default:
+		return nil
 	}
-	return err
+	in, _ := replication.DecodeInput(m)
+	in.Sim.Entity = l.avatar
+	return l.g.Enqueue(in.Sim)
 }
 
 // Recorded returns the furthest frame of the recording: Seek reaches any frame up to it.
-func (l *Local) Recorded() uint64 { return l.recEnd }
+func (l *local) Recorded() uint64 { return l.recEnd }
 
 // Seek replays the recording to frame (at most Recorded) from the nearest snapshot
 // before it and pauses there. A command given in the past discards the recording after
 // it.
-func (l *Local) Seek(frame uint64) error {
+func (l *local) Seek(frame uint64) error {
 	frame = min(frame, l.recEnd)
 	k := 0
 	for i, kf := range l.keys {
@@ -353,10 +365,10 @@ func (l *Local) Seek(frame uint64) error {
 // Do runs a command. Moves and shots are queued as if from a client (they apply at the
 // start of the next frame) and recorded; Step runs one frame at once; Seek replays the
 // recording to Command.Frame.
-func (l *Local) Do(c Command) error {
+func (l *local) Do(c Command) error {
 	var err error
 	switch c.Kind {
-	case MoveTo, Fire, Stop:
+	case cmdMoveTo, cmdFire, cmdStop:
 		if f := l.g.Frame(); f < l.recEnd { // acting in the past: a new future
 			keep := l.rec[:0]
 			for _, r := range l.rec {
@@ -372,7 +384,7 @@ func (l *Local) Do(c Command) error {
 		if err = l.apply(c); err == nil {
 			l.rec = append(l.rec, recorded{l.g.Frame(), c})
 		}
-	case Seek:
+	case cmdSeek:
 		err = l.Seek(c.Frame)
 	case Pause:
 		l.paused = true
@@ -385,7 +397,7 @@ func (l *Local) Do(c Command) error {
 		l.paused = true
 		err = l.step(0)
 	default:
-		err = ErrCommand
+		err = errCommand
 	}
 	if err != nil {
 		l.addLog(err.Error())
@@ -395,7 +407,7 @@ func (l *Local) Do(c Command) error {
 
 // Pick returns the entity nearest to p whose disc (grown by half a metre) holds p;
 // props come after everything else.
-func (l *Local) Pick(p mgl32.Vec2) uint64 {
+func (l *local) Pick(p mgl32.Vec2) uint64 {
 	var best uint64
 	bestD, bestProp := float32(math.Inf(1)), true
 	for _, e := range l.g.Entities() {
@@ -413,7 +425,7 @@ func (l *Local) Pick(p mgl32.Vec2) uint64 {
 
 // Inspect returns the entity's row of the xdump table entity (deity view), then the
 // simulation's own fields.
-func (l *Local) Inspect(id uint64) []Field {
+func (l *local) Inspect(id uint64) []Field {
 	e := l.g.Entity(sim.EntityID(id))
 	if e == nil {
 		return nil
@@ -444,7 +456,7 @@ func (l *Local) Inspect(id uint64) []Field {
 
 // xdumpRow dumps e as a row of the world's entity table through the xdump machinery,
 // pairing the meta table's field names with the row's values.
-func (l *Local) xdumpRow(e *sim.Entity) []Field {
+func (l *local) xdumpRow(e *sim.Entity) []Field {
 	row := world.Entity{
 		ID: int64(e.ID()), Prototype: e.Prototype(), Region: e.Region(), Pos: e.Pos(), Yaw: e.Yaw(),
 		Owner: e.Owner(), Timestamp: int64(e.ChangedFrame()),
@@ -479,61 +491,11 @@ func (l *Local) xdumpRow(e *sim.Entity) []Field {
 	return out
 }
 
-// metaNames returns the column names of a table from its machine-readable meta dump
-// (`xdump meta TABLE`), an array field of length n giving name(0) … name(n-1).
-func metaNames(dump string) []string {
-	var names []string
-	for _, line := range dataLines(dump) {
-		f := strings.Fields(line)
-		if len(f) < 4 {
-			continue
-		}
-		name := strings.Trim(f[0], `"`)
-		n, _ := strconv.Atoi(f[3])
-		if n <= 1 {
-			names = append(names, name)
-			continue
-		}
-		for i := range n {
-			names = append(names, name+"("+strconv.Itoa(i)+")")
-		}
-	}
-	return names
-}
-
-// rowFields pairs a dumped row's values with the column names (tables of numbers only:
-// values are split at spaces).
-func rowFields(names []string, line, prefix string) []Field {
-	var out []Field
-	for i, v := range strings.Fields(line) {
-		name := "?"
-		if i < len(names) {
-			name = names[i]
-		}
-		out = append(out, Field{prefix + name, v})
-	}
-	return out
-}
-
-// dataLines returns the record lines of a machine-readable dump.
-func dataLines(dump string) []string {
-	var out []string
-	for _, line := range strings.Split(dump, "\n") {
-		if line == "" || strings.HasPrefix(line, "XDUMP") || strings.HasPrefix(line, "/") {
-			continue
-		}
-		out = append(out, line)
-	}
-	return out
-}
-
-func ftoa(f float32) string { return strconv.FormatFloat(float64(f), 'g', 6, 32) }
-
 // Log returns the event log, oldest first.
-func (l *Local) Log() []LogEntry { return l.log }
+func (l *local) Log() []LogEntry { return l.log.entries }
 
 // Graphs returns drift (always 0 in the sandbox), step cost and lateness.
-func (l *Local) Graphs() []*Series { return l.graphs }
+func (l *local) Graphs() []*Series { return l.graphs }
 
 // Close does nothing.
-func (l *Local) Close() error { return nil }
+func (l *local) Close() error { return nil }

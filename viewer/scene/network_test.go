@@ -37,7 +37,7 @@ func startServer(t *testing.T) *clienttest.Server {
 
 // until ticks the source like a viewer (every 10 ms of real time: the client's clock is
 // real) until cond holds or the timeout passes.
-func until(t *testing.T, n *Network, start time.Time, timeout time.Duration, what string, cond func(Status) bool) {
+func until(t *testing.T, n *network, start time.Time, timeout time.Duration, what string, cond func(Status) bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
@@ -55,7 +55,7 @@ func TestNetworkSource(t *testing.T) {
 		t.Skip("-short: real websocket and 20 Hz server; make test runs it")
 	}
 	srv := startServer(t)
-	n := NewNetwork(NetworkOptions{URL: srv.URL, Name: "viewer-test", NoXdump: true})
+	n := newNetwork(NetworkOptions{URL: srv.URL, Name: "viewer-test", NoXdump: true})
 	defer n.Close()
 	start := time.Now()
 	until(t, n, start, 15*time.Second, "connection", func(s Status) bool { return s.Connected && s.AvatarID != 0 && s.ServerFrame > 0 })
@@ -64,14 +64,14 @@ func TestNetworkSource(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 	goal := mgl32.Vec2{st.Avatar[0] + 6, st.Avatar[1] - 3}
-	if err := n.Do(Command{Kind: MoveTo, Point: goal}); err != nil {
+	if err := n.Do(Command{Kind: cmdMoveTo, Point: goal}); err != nil {
 		t.Fatal(err)
 	}
 	until(t, n, start, 15*time.Second, "the avatar to arrive", func(s Status) bool {
 		return !s.Moving && mgl32.Vec2{s.Avatar[0], s.Avatar[1]}.Sub(goal).Len() < 0.6
 	})
 	var rec debugdrawtest.Recorder
-	n.Draw(&rec, DefaultOverlays, 0)
+	n.Draw(&rec, defaultOverlays, 0)
 	if len(rec.Calls) < 100 {
 		t.Errorf("drew %d primitives", len(rec.Calls))
 	}
@@ -96,13 +96,13 @@ func TestNetworkSource(t *testing.T) {
 		n.Draw(&r, ov, 0)
 		return len(r.Calls)
 	}
-	before := count(Sweeps)
+	before := count(ovSweeps)
 	var dd protocol.DrawRecorder
 	dd.Segment(mgl32.Vec2{1, 1}, mgl32.Vec2{5, 5}, debugdraw.Red)
 	dd.Circle(mgl32.Vec2{5, 5}, 1, debugdraw.Red, false)
 	n.onMessage(dd.Msg)
 	n.onMessage(&pb.NetMessageError{Text: "test error"})
-	if got := count(Sweeps); got != before+2 {
+	if got := count(ovSweeps); got != before+2 {
 		t.Errorf("server debug draw: %d primitives, want %d", got, before+2)
 	}
 	n.Update(time.Since(start))
@@ -152,7 +152,7 @@ func TestNetworkKeepsIssuedToken(t *testing.T) {
 	}
 	srv := startServer(t)
 	var issued []string
-	n := NewNetwork(NetworkOptions{URL: srv.URL, Name: "returning", NoXdump: true,
+	n := newNetwork(NetworkOptions{URL: srv.URL, Name: "returning", NoXdump: true,
 		OnIssuedToken: func(tok string) { issued = append(issued, tok) }})
 	defer n.Close()
 	start := time.Now()
@@ -168,7 +168,7 @@ func TestNetworkKeepsIssuedToken(t *testing.T) {
 		t.Errorf("issued tokens %q: the reconnection was issued another", issued)
 	}
 	// Another viewer under the name, without the token, is refused.
-	other := NewNetwork(NetworkOptions{URL: srv.URL, Name: "returning", NoXdump: true})
+	other := newNetwork(NetworkOptions{URL: srv.URL, Name: "returning", NoXdump: true})
 	defer other.Close()
 	until(t, other, start, 15*time.Second, "the refusal", func(s Status) bool {
 		return !s.Connected && strings.Contains(s.Error, "BAD_SECRET")
@@ -176,11 +176,11 @@ func TestNetworkKeepsIssuedToken(t *testing.T) {
 }
 
 func TestNetworkUnreachable(t *testing.T) {
-	n := NewNetwork(NetworkOptions{URL: "ws://127.0.0.1:1/ws"})
+	n := newNetwork(NetworkOptions{URL: "ws://127.0.0.1:1/ws"})
 	defer n.Close()
 	start := time.Now()
 	until(t, n, start, 15*time.Second, "the dial error", func(s Status) bool { return s.Error != "" && !s.Connected })
-	if err := n.Do(Command{Kind: MoveTo}); err == nil {
+	if err := n.Do(Command{Kind: cmdMoveTo}); err == nil {
 		t.Error("a command without a connection succeeded")
 	}
 }

@@ -10,22 +10,22 @@ type Overlay uint32
 
 // The overlays. Their names (Name) are the contract of toggle(name) in the page.
 const (
-	Navmesh     Overlay = 1 << iota // navmesh triangles coloured by flags
-	Edges                           // every triangle edge
-	Constraints                     // constraint (input) edges; blocking ones stand out
-	Blackout                        // blackout zones
-	Spawns                          // spawn markers
-	Props                           // props and obstacles
-	Entities                        // entities: bounds, facing
-	Labels                          // entity names
-	Paths                           // remaining path of moving entities
-	Sweeps                          // last sweep: swept disc, hit point and normal
-	Events                          // collision and overlap events (flash)
-	Hotspots                        // hotspot circles
-	AOI                             // area of interest: add and remove circles
-	Prediction                      // predicted vs authoritative avatar, error vector
-	Graphs                          // drift, frame time, lateness, RTT, bytes/s
-	numOverlays = iota
+	ovNavmesh     Overlay = 1 << iota // navmesh triangles coloured by flags
+	ovEdges                           // every triangle edge
+	ovConstraints                     // constraint (input) edges; blocking ones stand out
+	ovBlackout                        // blackout zones
+	ovSpawns                          // spawn markers
+	ovProps                           // props and obstacles
+	ovEntities                        // entities: bounds, facing
+	ovLabels                          // entity names
+	ovPaths                           // remaining path of moving entities
+	ovSweeps                          // last sweep: swept disc, hit point and normal
+	ovEvents                          // collision and overlap events (flash)
+	ovHotspots                        // hotspot circles
+	ovAOI                             // area of interest: add and remove circles
+	ovPrediction                      // predicted vs authoritative avatar, error vector
+	ovGraphs                          // drift, frame time, lateness, RTT, bytes/s
+	numOverlays   = iota
 )
 
 var overlayNames = [numOverlays]string{
@@ -33,9 +33,9 @@ var overlayNames = [numOverlays]string{
 	"paths", "sweeps", "events", "hotspots", "aoi", "prediction", "graphs",
 }
 
-// DefaultOverlays is what a viewer shows at start.
-const DefaultOverlays = Navmesh | Constraints | Blackout | Spawns | Props | Entities | Labels |
-	Paths | Sweeps | Events | Hotspots | AOI | Prediction | Graphs
+// defaultOverlays is what a viewer shows at start.
+const defaultOverlays = ovNavmesh | ovConstraints | ovBlackout | ovSpawns | ovProps | ovEntities | ovLabels |
+	ovPaths | ovSweeps | ovEvents | ovHotspots | ovAOI | ovPrediction | ovGraphs
 
 // AllOverlays lists every overlay in a fixed order.
 func AllOverlays() []Overlay {
@@ -73,8 +73,8 @@ func (o Overlay) String() string {
 // Has reports whether every overlay of x is in the set.
 func (o Overlay) Has(x Overlay) bool { return o&x == x && x != 0 }
 
-// ParseOverlay returns the overlay named name (case-insensitive).
-func ParseOverlay(name string) (Overlay, error) {
+// parseOverlay returns the overlay named name (case-insensitive).
+func parseOverlay(name string) (Overlay, error) {
 	for i, n := range overlayNames {
 		if strings.EqualFold(n, name) {
 			return 1 << i, nil

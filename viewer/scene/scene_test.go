@@ -18,21 +18,21 @@ func TestOverlayNames(t *testing.T) {
 			t.Fatalf("overlay %d: name %q", o, n)
 		}
 		seen[n] = true
-		got, err := ParseOverlay(n)
+		got, err := parseOverlay(n)
 		if err != nil || got != o {
-			t.Errorf("ParseOverlay(%q) = %v, %v", n, got, err)
+			t.Errorf("parseOverlay(%q) = %v, %v", n, got, err)
 		}
 	}
-	if _, err := ParseOverlay("nope"); err == nil {
-		t.Error("ParseOverlay accepted an unknown name")
+	if _, err := parseOverlay("nope"); err == nil {
+		t.Error("parseOverlay accepted an unknown name")
 	}
-	if (Navmesh | Paths).String() != "navmesh paths" {
-		t.Errorf("String = %q", (Navmesh | Paths).String())
+	if (ovNavmesh | ovPaths).String() != "navmesh paths" {
+		t.Errorf("String = %q", (ovNavmesh | ovPaths).String())
 	}
 }
 
 func TestSeries(t *testing.T) {
-	s := NewSeries("x", "ms", 3)
+	s := newSeries("x", "ms", 3)
 	for i := 1; i <= 5; i++ {
 		s.Add(float32(i))
 	}
@@ -41,9 +41,9 @@ func TestSeries(t *testing.T) {
 	}
 }
 
-func newLocal(t *testing.T) *Local {
+func testLocal(t *testing.T) *local {
 	t.Helper()
-	l, err := NewLocal(LocalOptions{Seed: 7})
+	l, err := newLocal(LocalOptions{Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func newLocal(t *testing.T) *Local {
 }
 
 // run advances the source's clock by d in viewer ticks of 1/60 s.
-func run(l *Local, from, d time.Duration) time.Duration {
+func run(l *local, from, d time.Duration) time.Duration {
 	for now := from; now <= from+d; now += time.Second / 60 {
 		l.Update(now)
 	}
@@ -59,20 +59,20 @@ func run(l *Local, from, d time.Duration) time.Duration {
 }
 
 func TestLocalClock(t *testing.T) {
-	l := newLocal(t)
+	l := testLocal(t)
 	now := run(l, 0, time.Second)
 	if f := l.Status().Frame; f < 19 || f > 20 {
 		t.Fatalf("after 1 s: frame %d, want 20", f)
 	}
-	// A stall of 10 s steps at most MaxCatchUp frames and drops the backlog.
+	// A stall of 10 s steps at most maxCatchUp frames and drops the backlog.
 	before := l.Status().Frame
 	now += 10 * time.Second
 	l.Update(now)
-	if got := l.Status().Frame - before; got != MaxCatchUp {
-		t.Fatalf("after a stall: %d frames, want %d", got, MaxCatchUp)
+	if got := l.Status().Frame - before; got != maxCatchUp {
+		t.Fatalf("after a stall: %d frames, want %d", got, maxCatchUp)
 	}
 	now = run(l, now, 500*time.Millisecond)
-	if got := l.Status().Frame - before; got < MaxCatchUp+9 || got > MaxCatchUp+10 {
+	if got := l.Status().Frame - before; got < maxCatchUp+9 || got > maxCatchUp+10 {
 		t.Fatalf("the clock did not resume after the stall: %d frames", got)
 	}
 	// Pause, step, resume.
@@ -97,14 +97,14 @@ func TestLocalClock(t *testing.T) {
 }
 
 func TestLocalMoveArrives(t *testing.T) {
-	l := newLocal(t)
+	l := testLocal(t)
 	st := l.Status()
 	if st.AvatarID == 0 || st.Mode != "local" || !st.Connected {
 		t.Fatalf("status %+v", st)
 	}
 	start := mgl32.Vec2{st.Avatar[0], st.Avatar[1]}
 	goal := start.Add(mgl32.Vec2{12, -6})
-	if err := l.Do(Command{Kind: MoveTo, Point: goal}); err != nil {
+	if err := l.Do(Command{Kind: cmdMoveTo, Point: goal}); err != nil {
 		t.Fatal(err)
 	}
 	run(l, 0, 8*time.Second)
@@ -112,7 +112,7 @@ func TestLocalMoveArrives(t *testing.T) {
 	if got := (mgl32.Vec2{st.Avatar[0], st.Avatar[1]}); got.Sub(goal).Len() > 0.5 {
 		t.Fatalf("avatar at %v, want near %v", got, goal)
 	}
-	if err := l.Do(Command{Kind: Fire, Point: start}); err != nil {
+	if err := l.Do(Command{Kind: cmdFire, Point: start}); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Do(Command{Kind: 99}); err == nil {
@@ -121,7 +121,7 @@ func TestLocalMoveArrives(t *testing.T) {
 }
 
 func TestLocalPickAndInspect(t *testing.T) {
-	l := newLocal(t)
+	l := testLocal(t)
 	st := l.Status()
 	id := l.Pick(mgl32.Vec2{st.Avatar[0] + 0.2, st.Avatar[1]})
 	if id != st.AvatarID {
@@ -156,29 +156,29 @@ func TestLocalPickAndInspect(t *testing.T) {
 
 // Each overlay changes what is drawn, alone and on top of the others.
 func TestOverlaysChangeDrawing(t *testing.T) {
-	l := newLocal(t)
+	l := testLocal(t)
 	// Make paths, sweeps and events exist.
 	st := l.Status()
-	l.Do(Command{Kind: MoveTo, Point: mgl32.Vec2{st.Avatar[0] + 20, st.Avatar[1] - 10}})
-	l.Do(Command{Kind: Fire, Point: mgl32.Vec2{st.Avatar[0], st.Avatar[1] + 10}})
+	l.Do(Command{Kind: cmdMoveTo, Point: mgl32.Vec2{st.Avatar[0] + 20, st.Avatar[1] - 10}})
+	l.Do(Command{Kind: cmdFire, Point: mgl32.Vec2{st.Avatar[0], st.Avatar[1] + 10}})
 	run(l, 0, 3*time.Second)
 	count := func(ov Overlay) int {
 		var r debugdrawtest.Recorder
 		l.Draw(&r, ov, 0)
 		return len(r.Calls)
 	}
-	all := count(DefaultOverlays)
+	all := count(defaultOverlays)
 	for _, o := range AllOverlays() {
 		switch o {
-		case Prediction, Graphs, Events:
+		case ovPrediction, ovGraphs, ovEvents:
 			continue // nothing to predict in the sandbox; graphs are drawn by the viewer; events may be none
-		case Edges:
-			if count(DefaultOverlays|Edges) <= all {
+		case ovEdges:
+			if count(defaultOverlays|ovEdges) <= all {
 				t.Error("edges add nothing")
 			}
 			continue
-		case Labels:
-			if count(Entities|Labels) <= count(Entities) {
+		case ovLabels:
+			if count(ovEntities|ovLabels) <= count(ovEntities) {
 				t.Error("labels add nothing to entities")
 			}
 			continue
@@ -186,7 +186,7 @@ func TestOverlaysChangeDrawing(t *testing.T) {
 		if n := count(o); n == 0 {
 			t.Errorf("overlay %s alone draws nothing", o.Name())
 		}
-		if n := count(DefaultOverlays &^ o); n >= all {
+		if n := count(defaultOverlays &^ o); n >= all {
 			t.Errorf("turning %s off does not reduce drawing (%d ≥ %d)", o.Name(), n, all)
 		}
 	}
@@ -197,9 +197,9 @@ func TestOverlaysChangeDrawing(t *testing.T) {
 
 // The sandbox is the simulation: two sources with the same seed and commands agree.
 func TestLocalDeterministic(t *testing.T) {
-	a, b := newLocal(t), newLocal(t)
-	for _, l := range []*Local{a, b} {
-		l.Do(Command{Kind: MoveTo, Point: mgl32.Vec2{40, 150}})
+	a, b := testLocal(t), testLocal(t)
+	for _, l := range []*local{a, b} {
+		l.Do(Command{Kind: cmdMoveTo, Point: mgl32.Vec2{40, 150}})
 		run(l, 0, 2*time.Second)
 		l.Do(Command{Kind: Pause})
 		for l.Status().Frame < 60 {
@@ -218,7 +218,7 @@ func TestLocalDeterministic(t *testing.T) {
 // The sandbox records the session: seeking back replays it to exactly the same state,
 // and acting in the past starts a new future.
 func TestLocalRecordAndSeek(t *testing.T) {
-	l := newLocal(t)
+	l := testLocal(t)
 	l.Do(Command{Kind: Pause})
 	hashes := map[uint64]uint64{}
 	st := l.Status()
@@ -226,11 +226,11 @@ func TestLocalRecordAndSeek(t *testing.T) {
 	for l.Status().Frame < 260 {
 		switch l.Status().Frame {
 		case 10:
-			l.Do(Command{Kind: MoveTo, Point: start.Add(mgl32.Vec2{10, -5})})
+			l.Do(Command{Kind: cmdMoveTo, Point: start.Add(mgl32.Vec2{10, -5})})
 		case 60:
-			l.Do(Command{Kind: Fire, Point: start.Add(mgl32.Vec2{0, 10})})
+			l.Do(Command{Kind: cmdFire, Point: start.Add(mgl32.Vec2{0, 10})})
 		case 150:
-			l.Do(Command{Kind: MoveTo, Point: start})
+			l.Do(Command{Kind: cmdMoveTo, Point: start})
 		}
 		hashes[l.Status().Frame] = l.Game().StateHash()
 		l.Do(Command{Kind: Step})
@@ -240,7 +240,7 @@ func TestLocalRecordAndSeek(t *testing.T) {
 		t.Fatalf("recorded %d frames, want 260", got)
 	}
 	for _, f := range []uint64{0, 11, 61, 99, 100, 155, 250, 260, 5} {
-		if err := l.Do(Command{Kind: Seek, Frame: f}); err != nil {
+		if err := l.Do(Command{Kind: cmdSeek, Frame: f}); err != nil {
 			t.Fatal(err)
 		}
 		if l.Status().Frame != f || !l.Status().Paused {
@@ -251,7 +251,7 @@ func TestLocalRecordAndSeek(t *testing.T) {
 		}
 	}
 	// Stepping from a seek replays the recorded input at frame 10.
-	l.Do(Command{Kind: Seek, Frame: 9})
+	l.Do(Command{Kind: cmdSeek, Frame: 9})
 	for range 3 {
 		l.Do(Command{Kind: Step})
 	}
@@ -259,11 +259,11 @@ func TestLocalRecordAndSeek(t *testing.T) {
 		t.Errorf("stepping through a recorded input: hash %x, want %x", got, hashes[12])
 	}
 	// A command in the past truncates the recording there.
-	l.Do(Command{Kind: MoveTo, Point: start.Add(mgl32.Vec2{-3, -3})})
+	l.Do(Command{Kind: cmdMoveTo, Point: start.Add(mgl32.Vec2{-3, -3})})
 	if got := l.Status().Recorded; got != 12 {
 		t.Errorf("after acting at frame 12 the recording ends at %d", got)
 	}
-	if err := l.Do(Command{Kind: Seek, Frame: 200}); err != nil || l.Status().Frame != 12 {
+	if err := l.Do(Command{Kind: cmdSeek, Frame: 200}); err != nil || l.Status().Frame != 12 {
 		t.Errorf("seek past the new end: frame %d, %v", l.Status().Frame, err)
 	}
 }

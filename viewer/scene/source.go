@@ -8,8 +8,8 @@ import (
 	"github.com/twinframe/twinframe/shared/debugdraw"
 )
 
-// Source is where a viewer's world comes from: the in-process simulation (Local) or,
-// later, a networked client. The viewer calls its methods from one goroutine.
+// Source is where a viewer's world comes from: the in-process simulation (NewLocal) or
+// a client of a server (NewNetwork). The viewer calls its methods from one goroutine.
 type Source interface {
 	// Update advances the source to the viewer's clock now (any monotonic origin).
 	Update(now time.Duration) error
@@ -72,29 +72,30 @@ type Status struct {
 // CommandKind says what a Command asks.
 type CommandKind uint8
 
-// Commands.
+// Commands. Pause, Resume and Step stand alone, so View.Do takes them; the others
+// carry a point or a frame and go in through View.MoveTo, Fire and Seek.
 const (
-	MoveTo CommandKind = iota + 1 // walk the avatar to Point along a path
-	Fire                          // fire a bolt towards Point
-	Stop                          // stop the avatar
-	Pause                         // stop the frame clock
-	Resume                        // restart the frame clock
-	Step                          // run one frame (while paused)
-	Seek                          // replay the recording to Frame
+	cmdMoveTo CommandKind = iota + 1 // walk the avatar to Point along a path
+	cmdFire                          // fire a bolt towards Point
+	cmdStop                          // stop the avatar
+	Pause                            // stop the frame clock
+	Resume                           // restart the frame clock
+	Step                             // run one frame (while paused)
+	cmdSeek                          // replay the recording to Frame
 )
 
 // Command is a user's request to a source.
 type Command struct {
 	Kind  CommandKind
 	Point mgl32.Vec2
-	Frame uint64 // Seek
+	Frame uint64 // cmdSeek
 }
 
-// ErrNoAvatar is returned by commands that need an avatar when there is none.
-var ErrNoAvatar = errors.New("scene: no avatar")
+// errNoAvatar is returned by commands that need an avatar when there is none.
+var errNoAvatar = errors.New("scene: no avatar")
 
-// ErrCommand is returned for a command the source does not support.
-var ErrCommand = errors.New("scene: unsupported command")
+// errCommand is returned for a command the source does not support.
+var errCommand = errors.New("scene: unsupported command")
 
 // Field is one inspected field of an entity.
 type Field struct {
@@ -105,63 +106,4 @@ type Field struct {
 type LogEntry struct {
 	Frame uint64
 	Text  string
-}
-
-// Series is a fixed-size ring of samples, one per frame, for a graph.
-type Series struct {
-	Name string
-	Unit string
-	buf  []float32
-	next int
-	full bool
-}
-
-// NewSeries returns an empty series that keeps the last n samples.
-func NewSeries(name, unit string, n int) *Series {
-	return &Series{Name: name, Unit: unit, buf: make([]float32, n)}
-}
-
-// Add appends a sample, dropping the oldest when full.
-func (s *Series) Add(v float32) {
-	s.buf[s.next] = v
-	s.next++
-	if s.next == len(s.buf) {
-		s.next, s.full = 0, true
-	}
-}
-
-// Len returns the number of samples held.
-func (s *Series) Len() int {
-	if s.full {
-		return len(s.buf)
-	}
-	return s.next
-}
-
-// Cap returns the most samples the series holds.
-func (s *Series) Cap() int { return len(s.buf) }
-
-// At returns sample i, 0 being the oldest held.
-func (s *Series) At(i int) float32 {
-	if s.full {
-		return s.buf[(s.next+i)%len(s.buf)]
-	}
-	return s.buf[i]
-}
-
-// Last returns the newest sample (0 when empty).
-func (s *Series) Last() float32 {
-	if s.Len() == 0 {
-		return 0
-	}
-	return s.At(s.Len() - 1)
-}
-
-// Max returns the largest sample held (0 when empty).
-func (s *Series) Max() float32 {
-	var m float32
-	for i := range s.Len() {
-		m = max(m, s.At(i))
-	}
-	return m
 }

@@ -16,9 +16,9 @@ import (
 // togglePause is the pause key: Pause when running, Resume when paused.
 const togglePause CommandKind = 255
 
-// DragThreshold is how far (pixels) the pointer moves with the button down before a press
+// dragThreshold is how far (pixels) the pointer moves with the button down before a press
 // is a drag (pan) rather than a click.
-const DragThreshold = 4
+const dragThreshold = 4
 
 // Input is one frame of user input, in screen pixels. The platform layer (ebiten) fills it.
 type Input struct {
@@ -84,20 +84,20 @@ type View struct {
 
 // NewView returns a view of src with the default overlays, following the avatar.
 func NewView(src Source) *View {
-	return &View{src: src, ov: DefaultOverlays, follow: true, frameMS: NewSeries("frame", "ms", GraphFrames)}
+	return &View{src: src, ov: defaultOverlays, follow: true, frameMS: newSeries("frame", "ms", graphFrames)}
 }
 
 // Source returns the view's source.
 func (v *View) Source() Source { return v.src }
 
 // MoveTo asks the avatar to walk to world point (x, y).
-func (v *View) MoveTo(x, y float32) { v.queue(Command{Kind: MoveTo, Point: mgl32.Vec2{x, y}}) }
+func (v *View) MoveTo(x, y float32) { v.queue(Command{Kind: cmdMoveTo, Point: mgl32.Vec2{x, y}}) }
 
 // Fire asks the avatar to fire towards world point (x, y).
-func (v *View) Fire(x, y float32) { v.queue(Command{Kind: Fire, Point: mgl32.Vec2{x, y}}) }
+func (v *View) Fire(x, y float32) { v.queue(Command{Kind: cmdFire, Point: mgl32.Vec2{x, y}}) }
 
 // Seek replays the sandbox's recording to frame and pauses there.
-func (v *View) Seek(frame uint64) { v.queue(Command{Kind: Seek, Frame: frame}) }
+func (v *View) Seek(frame uint64) { v.queue(Command{Kind: cmdSeek, Frame: frame}) }
 
 // Do queues a command for the next Tick.
 func (v *View) Do(kind CommandKind) { v.queue(Command{Kind: kind}) }
@@ -110,7 +110,7 @@ func (v *View) queue(c Command) {
 
 // Toggle flips the overlay called name and returns whether it is now on.
 func (v *View) Toggle(name string) (bool, error) {
-	o, err := ParseOverlay(name)
+	o, err := parseOverlay(name)
 	if err != nil {
 		return false, err
 	}
@@ -123,7 +123,7 @@ func (v *View) Toggle(name string) (bool, error) {
 
 // SetOverlay turns the overlay called name on or off.
 func (v *View) SetOverlay(name string, on bool) error {
-	o, err := ParseOverlay(name)
+	o, err := parseOverlay(name)
 	if err != nil {
 		return err
 	}
@@ -169,21 +169,21 @@ func (v *View) SetFollow(on bool) {
 	v.mu.Unlock()
 }
 
-// NetShaper is a source whose network conditions can be changed (Network).
-type NetShaper interface {
+// netShaper is a source whose network conditions can be changed (Network).
+type netShaper interface {
 	SetNet(c netsim.Conditions) error
 }
 
-// ErrNoNetwork is returned by SetNetwork for a source without a network (the sandbox).
-var ErrNoNetwork = errors.New("scene: network conditions apply to the networked mode only")
+// errNoNetwork is returned by SetNetwork for a source without a network (the sandbox).
+var errNoNetwork = errors.New("scene: network conditions apply to the networked mode only")
 
 // SetNetwork changes the simulated network conditions of a networked source.
 func (v *View) SetNetwork(c netsim.Conditions) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	ns, ok := v.src.(NetShaper)
+	ns, ok := v.src.(netShaper)
 	if !ok {
-		return ErrNoNetwork
+		return errNoNetwork
 	}
 	return ns.SetNet(c)
 }
@@ -239,7 +239,7 @@ func (v *View) Tick(now time.Duration, in Input, w, h int) error {
 	v.last = now
 	v.handleInput(in)
 	for i, c := range v.pending {
-		if c.Kind == Seek && i+1 < len(v.pending) && v.pending[i+1].Kind == Seek {
+		if c.Kind == cmdSeek && i+1 < len(v.pending) && v.pending[i+1].Kind == cmdSeek {
 			continue // a scrub bar's run of seeks: only the last one shows (a seek back replays from the start)
 		}
 		if c.Kind == togglePause {
@@ -308,7 +308,7 @@ func (v *View) handleInput(in Input) {
 	}
 	if v.pressed && in.LeftDown {
 		dx, dy := in.X-v.press[0], in.Y-v.press[1]
-		if v.dragging || dx*dx+dy*dy > DragThreshold*DragThreshold {
+		if v.dragging || dx*dx+dy*dy > dragThreshold*dragThreshold {
 			if !v.dragging {
 				v.dragging, v.follow = true, false
 				v.cam.Pan(dx, dy)
@@ -323,13 +323,13 @@ func (v *View) handleInput(in Input) {
 			if in.Shift {
 				v.selected = v.src.Pick(p)
 			} else {
-				v.pending = append(v.pending, Command{Kind: MoveTo, Point: p})
+				v.pending = append(v.pending, Command{Kind: cmdMoveTo, Point: p})
 			}
 		}
 		v.pressed, v.dragging = false, false
 	}
 	if in.RightPress {
-		v.pending = append(v.pending, Command{Kind: Fire, Point: v.cam.ToWorld(in.X, in.Y)})
+		v.pending = append(v.pending, Command{Kind: cmdFire, Point: v.cam.ToWorld(in.X, in.Y)})
 	}
 	v.lastX, v.lastY = in.X, in.Y
 	for _, k := range in.Keys {
@@ -341,7 +341,7 @@ func (v *View) handleInput(in Input) {
 			v.pending = append(v.pending, Command{Kind: Step})
 		case "back":
 			if f := v.snap.Frame; f > 0 {
-				v.pending = append(v.pending, Command{Kind: Seek, Frame: f - 1})
+				v.pending = append(v.pending, Command{Kind: cmdSeek, Frame: f - 1})
 			}
 		case "fit":
 			v.follow = false
@@ -350,9 +350,9 @@ func (v *View) handleInput(in Input) {
 		case "follow":
 			v.follow = !v.follow
 		case "fire":
-			v.pending = append(v.pending, Command{Kind: Fire, Point: v.cam.ToWorld(in.X, in.Y)})
+			v.pending = append(v.pending, Command{Kind: cmdFire, Point: v.cam.ToWorld(in.X, in.Y)})
 		default:
-			if o, err := ParseOverlay(action); err == nil {
+			if o, err := parseOverlay(action); err == nil {
 				v.ov ^= o
 			}
 		}
@@ -378,7 +378,7 @@ func (v *View) Build() *draw.List {
 	defer v.mu.Unlock()
 	v.list.Reset(v.cam)
 	v.src.Draw(&v.list, v.ov, v.selected)
-	if v.ov.Has(Graphs) {
+	if v.ov.Has(ovGraphs) {
 		y := v.cam.H - graphGap
 		for _, s := range append(v.src.Graphs(), v.frameMS) {
 			y -= graphH + graphGap

@@ -10,9 +10,9 @@ import (
 
 const tick = time.Second / 60
 
-func newView(t *testing.T) (*View, *Local) {
+func newView(t *testing.T) (*View, *local) {
 	t.Helper()
-	l := newLocal(t)
+	l := testLocal(t)
 	v := NewView(l)
 	v.Tick(0, Input{}, 800, 600)
 	return v, l
@@ -113,7 +113,7 @@ func TestViewWheelKeysAndToggle(t *testing.T) {
 	if _, err := v.Toggle("bogus"); err == nil {
 		t.Error("Toggle accepted an unknown overlay")
 	}
-	if err := v.SetOverlay("graphs", false); err != nil || v.Overlays().Has(Graphs) {
+	if err := v.SetOverlay("graphs", false); err != nil || v.Overlays().Has(ovGraphs) {
 		t.Errorf("SetOverlay(graphs, false): %v", err)
 	}
 }
@@ -160,7 +160,7 @@ type seekCounter struct {
 }
 
 func (s *seekCounter) Do(c Command) error {
-	if c.Kind == Seek {
+	if c.Kind == cmdSeek {
 		s.seeks = append(s.seeks, c.Frame)
 	}
 	return s.Source.Do(c)
@@ -169,7 +169,7 @@ func (s *seekCounter) Do(c Command) error {
 // Of a run of seeks queued between two frames (a dragged scrub bar) only the last
 // reaches the source; the order with other commands is kept.
 func TestViewCoalescesSeeks(t *testing.T) {
-	src := &seekCounter{Source: newLocal(t)}
+	src := &seekCounter{Source: testLocal(t)}
 	v := NewView(src)
 	var now time.Duration
 	ticks(v, &now, 30, Input{})

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/internal/legacypb"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/protocol"
-	"github.com/twinframe/twinframe/shared/protocol/legacypb"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
@@ -426,4 +426,3 @@ func walkers(b testing.TB, g *sim.Game, region int32, center mgl32.Vec2, proto i
 		}
 	}
 }
-

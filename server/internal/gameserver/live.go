@@ -1,6 +1,7 @@
 package gameserver
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -79,7 +80,7 @@ func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMe
 		return resp
 	}
 	reg := w.Registry()
-	slices.SortFunc(edited, func(a, b string) int { return reg.Table(a).Schema().UID - reg.Table(b).Schema().UID })
+	slices.SortFunc(edited, func(a, b string) int { return cmp.Compare(reg.Table(a).Schema().UID, reg.Table(b).Schema().UID) })
 	live, err := liveFile(w, edited)
 	if err != nil {
 		resp.Error = "live edit: " + err.Error()

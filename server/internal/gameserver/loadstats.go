@@ -1,7 +1,7 @@
 package gameserver
 
 import (
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 )
 
 // Read-only views of the server's own bookkeeping for load tests and tools in

@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 )
 
 // metrics are the server's Prometheus metrics, in a registry of the server's own

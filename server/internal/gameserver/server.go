@@ -12,12 +12,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
 	"github.com/twinframe/twinframe/shared/world"
 )
 
@@ -148,7 +148,7 @@ func (c *Config) defaults() error {
 	setDefault(&c.DumpWorkers, 1)
 	c.netDefaults()
 	if c.Clock == nil {
-		c.Clock = WallClock()
+		c.Clock = frameclock.Wall()
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

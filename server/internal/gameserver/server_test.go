@@ -67,7 +67,7 @@ func (r *received) apply(t *testing.T, msgs []proto.Message) {
 	}
 }
 
-// TestJoinMoveRestore is the "done when": a client logs in over a real
+// TestJoinMoveRestore is the server's end-to-end check: a client logs in over a real
 // websocket, receives the region, creates, updates and destroys as it moves, and
 // finds its avatar where it left it after a server restart.
 func TestJoinMoveRestore(t *testing.T) {

@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
 )
 
 // Every session, player or deity, receives the loop's frame timings about once a

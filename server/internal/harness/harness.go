@@ -1,6 +1,6 @@
 // Package harness holds what the server's two test harnesses, the headless run
 // (server/internal/headless) and the load test (server/internal/loadtest), share:
-// the frame period and real clock they pace frames with, frame time percentiles
+// the frame period they pace frames with, frame time percentiles
 // and the JSON report files they write.
 package harness
 
@@ -34,18 +34,6 @@ func Percentiles(d []time.Duration) Durations {
 	slices.Sort(s)
 	q := func(p float64) float64 { return float64(s[min(len(s)-1, int(p*float64(len(s))))]) / 1e6 }
 	return Durations{q(.5), q(.9), q(.99), float64(s[len(s)-1]) / 1e6}
-}
-
-// WallClock is the real clock (a frameclock.Clock): time since Start. A sleep
-// of zero or less sleeps 50 µs, so that a pacing loop never spins.
-type WallClock struct{ Start time.Time }
-
-func (c WallClock) Now() time.Duration { return time.Since(c.Start) }
-func (c WallClock) Sleep(d time.Duration) {
-	if d <= 0 {
-		d = 50 * time.Microsecond
-	}
-	time.Sleep(d)
 }
 
 // WriteJSON writes v, indented, to the report file path (see WriteFile).

@@ -27,6 +27,7 @@ import (
 	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/internal/cputime"
 	"github.com/twinframe/twinframe/server/internal/cli"
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/harness"
 	"github.com/twinframe/twinframe/server/internal/store"
@@ -34,7 +35,6 @@ import (
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/replication"
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
 	"github.com/twinframe/twinframe/shared/world"
 	"github.com/twinframe/twinframe/shared/xdump"
 	"google.golang.org/protobuf/proto"
@@ -627,7 +627,7 @@ func (h *headlessRun) loop(ctx context.Context) error {
 	var err error
 	if h.cfg.realtime {
 		h.rep.Schedule.Source = "measured"
-		drv := frameclock.New(harness.WallClock{Start: time.Now()}, frameclock.Config{Period: framePeriod})
+		drv := frameclock.New(frameclock.Wall(), frameclock.Config{Period: framePeriod})
 		err = drv.Run(ctx, step, func(r frameclock.Report) { reports = append(reports, r) })
 	} else {
 		h.rep.Schedule.Source = "replayed"

@@ -206,9 +206,9 @@ func TestHeadlessDeterministic(t *testing.T) {
 
 // TestHeadlessExactWithoutLatency holds a zero-latency run to the exact check
 // (exact.go): a prediction leaves the server's exact state only at a
-// contact, and is back on it once the avatar rests at its goal. (Before
-// corrections kept the prediction's exact values, seed 1 left two avatars
-// resting on the wire's grid, up to 1/8 m off the server's.)
+// contact, and is back on it once the avatar rests at its goal. (A correction
+// that did not keep the prediction's exact values would leave avatars resting
+// on the wire's grid, up to 1/8 m off the server's.)
 func TestHeadlessExactWithoutLatency(t *testing.T) {
 	if raceEnabled {
 		t.Skip("600 frames of 8 bots take a minute under the race detector; make test (test-headless) runs this test without it")

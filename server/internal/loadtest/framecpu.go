@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/twinframe/twinframe/internal/cputime"
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 )
 
 // frameCPU measures each frame's CPU time on the frame loop's thread, through

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 )
 
 // lateProbe finds out why frames start late (-frame-cpu, where the frame loop

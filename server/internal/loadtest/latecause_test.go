@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/twinframe/twinframe/internal/testenv"
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 )
 
 // causes finds each late frame's last wait and splits its lateness into the

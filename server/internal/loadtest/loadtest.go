@@ -22,13 +22,13 @@ import (
 
 	"github.com/twinframe/twinframe/internal/cputime"
 	"github.com/twinframe/twinframe/server/internal/cli"
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/harness"
 	"github.com/twinframe/twinframe/server/internal/store"
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
 )
 
-// The load test (issue 9): the real server, frame loop on the wall clock at
+// The load test: the real server, frame loop on the wall clock at
 // 20 Hz, with N bot clients over loopback websockets for D of real time.
 //
 // Design note: unlike the headless run nothing is lockstep here. The server runs
@@ -211,7 +211,7 @@ func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
 	if ls.st, err = store.Open(context.Background(), filepath.Join(dir, "loadtest.db")); err != nil {
 		return fail(err)
 	}
-	ls.ov = newOverload(harness.WallClock{Start: time.Now()}, spin, time.Duration(cfg.overload*float64(harness.FramePeriod)))
+	ls.ov = newOverload(frameclock.Wall(), spin, time.Duration(cfg.overload*float64(harness.FramePeriod)))
 	// Every bot gets in; all connect from 127.0.0.1. Bots send an input at least
 	// every 2×MoveEvery+1 frames, far inside the idle timeout.
 	scfg := gameserver.Config{Store: ls.st, Seed: cfg.seed, DeityToken: "loadtest", Logger: log, FrameWork: ls.ov.frameWork,
@@ -219,7 +219,7 @@ func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
 	if cfg.frameCPU {
 		fc := newFrameCPU()
 		ls.fc = fc
-		ls.probe = newLateProbe(gameserver.WallClock())
+		ls.probe = newLateProbe(frameclock.Wall())
 		scfg.Clock = ls.probe
 		scfg.FrameStart = func(n uint64) { ls.probe.frameStart(n); fc.frameStart(n) }
 		scfg.FrameWork = func(n uint64) { fc.frameEnd(n); ls.ov.frameWork(n) }

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/harness"
 	"github.com/twinframe/twinframe/server/internal/store"
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
 	"go.uber.org/goleak"
 )
 

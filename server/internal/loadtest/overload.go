@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/harness"
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
 )
 
 // overload injects work into the server's frames (gameserver.Config.FrameWork):

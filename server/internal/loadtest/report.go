@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/harness"
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
 )
 
 // holdsRule is what "holds 20 Hz" means in the reports and for -find-max.

@@ -1,6 +1,7 @@
 package schedule_test
 
 import (
+	"cmp"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -121,7 +122,7 @@ func TestMatchesSortedModel(t *testing.T) {
 	}
 	var want []int
 	live := slices.DeleteFunc(slices.Clone(evs), func(e *ev) bool { return e.cancelled })
-	slices.SortStableFunc(live, func(a, b *ev) int { return int(a.at) - int(b.at) })
+	slices.SortStableFunc(live, func(a, b *ev) int { return cmp.Compare(a.at, b.at) })
 	for _, e := range live {
 		want = append(want, e.seq)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 )
 
 // A caller with its own loop (a browser's animation frame, say) asks how many

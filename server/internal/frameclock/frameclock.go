@@ -13,8 +13,10 @@
 // next one later still). Game time stays whole frames: a dropped frame is never
 // simulated, it is a frame of real time the world did not use.
 //
-// The clock is an interface so that the server passes wall time and tests pass a fake
-// clock; nothing here reads the wall clock itself.
+// The clock is an interface so that the server passes wall time (Wall) and tests pass
+// a fake clock; the driver reads time only through it. The package sits under
+// server/internal because only the server paces frames: the simulation in shared/
+// counts frames and never reads a clock.
 package frameclock
 
 import (

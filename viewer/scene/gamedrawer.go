@@ -11,25 +11,25 @@ import (
 	"github.com/twinframe/twinframe/shared/world"
 )
 
-// FlashFrames is how many frames an event flashes in the world.
-const FlashFrames = 12
+// flashFrames is how many frames an event flashes in the world.
+const flashFrames = 12
 
 // Default AOI radii drawn around the avatar when the source does not know the server's.
 const (
-	DefaultAOIAdd    float32 = 40
-	DefaultAOIRemove float32 = 48
+	defaultAOIAdd    float32 = 40
+	defaultAOIRemove float32 = 48
 )
 
 // Colours of the viewer's own overlays (the simulation's come from sim and navi).
 var (
-	ColorAvatar    = debugdraw.Color{R: 120, G: 255, B: 140, A: 255}
-	ColorProp      = debugdraw.Color{R: 150, G: 140, B: 120, A: 255}
-	ColorLabel     = debugdraw.Color{R: 230, G: 230, B: 230, A: 255}
-	ColorAOIAdd    = debugdraw.Color{R: 80, G: 200, B: 255, A: 140}
-	ColorAOIRemove = debugdraw.Color{R: 80, G: 120, B: 255, A: 110}
-	ColorPredicted = debugdraw.Color{R: 120, G: 255, B: 140, A: 255}
-	ColorAuthority = debugdraw.Color{R: 255, G: 120, B: 220, A: 255}
-	ColorError     = debugdraw.Red
+	colorAvatar    = debugdraw.Color{R: 120, G: 255, B: 140, A: 255}
+	colorProp      = debugdraw.Color{R: 150, G: 140, B: 120, A: 255}
+	colorLabel     = debugdraw.Color{R: 230, G: 230, B: 230, A: 255}
+	colorAOIAdd    = debugdraw.Color{R: 80, G: 200, B: 255, A: 140}
+	colorAOIRemove = debugdraw.Color{R: 80, G: 120, B: 255, A: 110}
+	colorPredicted = debugdraw.Color{R: 120, G: 255, B: 140, A: 255}
+	colorAuthority = debugdraw.Color{R: 255, G: 120, B: 220, A: 255}
+	colorError     = debugdraw.Red
 )
 
 // flash is an event being flashed in the world.
@@ -39,20 +39,19 @@ type flash struct {
 	c     debugdraw.Color
 }
 
-// GameDrawer draws a sim.Game with the viewer's overlays. It caches entity labels, so
+// gameDrawer draws a sim.Game with the viewer's overlays. It caches entity labels, so
 // drawing a frame allocates only for entities it has not labelled before.
-type GameDrawer struct {
+type gameDrawer struct {
 	names   []string          // prototype names, by prototype id
 	labels  map[uint64]string // entity id → label
 	flashes []flash
-	radii   []protoRadius // the network source's prototype radii
 	// AOIAdd and AOIRemove are the radii of the AOI overlay (0: the defaults).
 	AOIAdd, AOIRemove float32
 }
 
-// NewGameDrawer returns a drawer for games of world w.
-func NewGameDrawer(w *world.World) *GameDrawer {
-	gd := &GameDrawer{labels: map[uint64]string{}}
+// newGameDrawer returns a drawer for games of world w.
+func newGameDrawer(w *world.World) *gameDrawer {
+	gd := &gameDrawer{labels: map[uint64]string{}}
 	for _, p := range w.Prototypes {
 		if p.ID >= 0 && p.ID < 1<<16 {
 			for int(p.ID) >= len(gd.names) {
@@ -65,7 +64,7 @@ func NewGameDrawer(w *world.World) *GameDrawer {
 }
 
 // ProtoName returns the name of prototype id.
-func (gd *GameDrawer) ProtoName(id int32) string {
+func (gd *gameDrawer) ProtoName(id int32) string {
 	if id == sim.ProtoProjectile {
 		return "bolt"
 	}
@@ -75,7 +74,7 @@ func (gd *GameDrawer) ProtoName(id int32) string {
 	return "proto" + strconv.Itoa(int(id))
 }
 
-func (gd *GameDrawer) label(e *sim.Entity) string {
+func (gd *gameDrawer) label(e *sim.Entity) string {
 	id := uint64(e.ID())
 	s, ok := gd.labels[id]
 	if !ok {
@@ -89,7 +88,7 @@ func (gd *GameDrawer) label(e *sim.Entity) string {
 }
 
 // viewLabel returns the label of a replicated entity.
-func (gd *GameDrawer) viewLabel(id uint64, proto int32) string {
+func (gd *gameDrawer) viewLabel(id uint64, proto int32) string {
 	s, ok := gd.labels[id]
 	if !ok {
 		if len(gd.labels) > 1<<16 {
@@ -102,10 +101,10 @@ func (gd *GameDrawer) viewLabel(id uint64, proto int32) string {
 }
 
 // Observe records the events of the step just run, for flashing.
-func (gd *GameDrawer) Observe(g *sim.Game) {
+func (gd *gameDrawer) Observe(g *sim.Game) {
 	keep := gd.flashes[:0]
 	for _, f := range gd.flashes {
-		if f.frame+FlashFrames > g.Frame() {
+		if f.frame+flashFrames > g.Frame() {
 			keep = append(keep, f)
 		}
 	}
@@ -129,52 +128,52 @@ func (gd *GameDrawer) Observe(g *sim.Game) {
 }
 
 // Draw draws g with the overlays of ov; avatar (0: none) and selected (0: none) stand out.
-func (gd *GameDrawer) Draw(d debugdraw.Drawer, g *sim.Game, ov Overlay, avatar, selected uint64) {
+func (gd *gameDrawer) Draw(d debugdraw.Drawer, g *sim.Game, ov Overlay, avatar, selected uint64) {
 	for _, r := range g.Regions() {
-		if ov&(Navmesh|Edges|Constraints) != 0 {
+		if ov&(ovNavmesh|ovEdges|ovConstraints) != 0 {
 			navi.DebugDraw(d, r.Mesh(), navi.DrawOptions{
-				Triangles: ov.Has(Navmesh), Edges: ov.Has(Edges), Constraints: ov.Has(Constraints),
+				Triangles: ov.Has(ovNavmesh), Edges: ov.Has(ovEdges), Constraints: ov.Has(ovConstraints),
 			})
 		}
 	}
 	sim.DebugDraw(d, g, sim.DrawOptions{
-		Paths: ov.Has(Paths), Sweeps: ov.Has(Sweeps), Events: ov.Has(Events),
-		Hotspots: ov.Has(Hotspots), Blackouts: ov.Has(Blackout), Spawns: ov.Has(Spawns),
+		Paths: ov.Has(ovPaths), Sweeps: ov.Has(ovSweeps), Events: ov.Has(ovEvents),
+		Hotspots: ov.Has(ovHotspots), Blackouts: ov.Has(ovBlackout), Spawns: ov.Has(ovSpawns),
 		Region: -1,
 	})
 	for _, e := range g.Entities() {
 		prop := e.Flags()&world.FlagProp != 0
-		if (prop && !ov.Has(Props)) || (!prop && !ov.Has(Entities)) {
+		if (prop && !ov.Has(ovProps)) || (!prop && !ov.Has(ovEntities)) {
 			continue
 		}
-		gd.drawEntity(d, e, prop, ov.Has(Labels), uint64(e.ID()) == avatar, uint64(e.ID()) == selected)
+		gd.drawEntity(d, e, prop, ov.Has(ovLabels), uint64(e.ID()) == avatar, uint64(e.ID()) == selected)
 	}
-	if ov.Has(Events) {
+	if ov.Has(ovEvents) {
 		for _, f := range gd.flashes {
-			age := float32(g.Frame()-min(f.frame, g.Frame())) / FlashFrames
+			age := float32(g.Frame()-min(f.frame, g.Frame())) / flashFrames
 			c := f.c.WithAlpha(uint8(255 * (1 - age)))
 			d.Circle(f.at, 0.3+1.5*age, c, false)
 		}
 	}
-	if a := g.Entity(sim.EntityID(avatar)); a != nil && ov.Has(AOI) {
+	if a := g.Entity(sim.EntityID(avatar)); a != nil && ov.Has(ovAOI) {
 		add, rem := gd.AOIAdd, gd.AOIRemove
 		if add <= 0 {
-			add, rem = DefaultAOIAdd, DefaultAOIRemove
+			add, rem = defaultAOIAdd, defaultAOIRemove
 		}
-		d.Circle(a.Pos(), add, ColorAOIAdd, false)
-		d.Circle(a.Pos(), rem, ColorAOIRemove, false)
+		d.Circle(a.Pos(), add, colorAOIAdd, false)
+		d.Circle(a.Pos(), rem, colorAOIRemove, false)
 	}
 }
 
-func (gd *GameDrawer) drawEntity(d debugdraw.Drawer, e *sim.Entity, prop, labels, avatar, selected bool) {
+func (gd *gameDrawer) drawEntity(d debugdraw.Drawer, e *sim.Entity, prop, labels, avatar, selected bool) {
 	c := sim.ColorNone
 	switch {
 	case e.Prototype() == sim.ProtoProjectile:
 		c = sim.ColorProjectile
 	case avatar:
-		c = ColorAvatar
+		c = colorAvatar
 	case prop:
-		c = ColorProp
+		c = colorProp
 	case e.Collision() == sim.Blocking:
 		c = sim.ColorBlocking
 	case e.Collision() == sim.Overlapping:
@@ -194,15 +193,15 @@ func (gd *GameDrawer) drawEntity(d debugdraw.Drawer, e *sim.Entity, prop, labels
 		d.Segment(p, mgl32.Vec2{p[0] + 1.6*r*float32(k), p[1] + 1.6*r*float32(s)}, c)
 	}
 	if labels && (!prop || selected) {
-		d.Text(mgl32.Vec2{p[0] + r, p[1] + r}, gd.label(e), ColorLabel)
+		d.Text(mgl32.Vec2{p[0] + r, p[1] + r}, gd.label(e), colorLabel)
 	}
 }
 
-// DrawPrediction draws a predicted and an authoritative avatar position and the error
+// drawPrediction draws a predicted and an authoritative avatar position and the error
 // vector between them.
-func DrawPrediction(d debugdraw.Drawer, predicted, authoritative mgl32.Vec2, radius float32) {
-	d.Circle(authoritative, radius, ColorAuthority, false)
-	d.Circle(predicted, radius, ColorPredicted, false)
-	d.Segment(authoritative, predicted, ColorError)
-	d.Point(authoritative, 4, ColorAuthority)
+func drawPrediction(d debugdraw.Drawer, predicted, authoritative mgl32.Vec2, radius float32) {
+	d.Circle(authoritative, radius, colorAuthority, false)
+	d.Circle(predicted, radius, colorPredicted, false)
+	d.Segment(authoritative, predicted, colorError)
+	d.Point(authoritative, 4, colorAuthority)
 }

@@ -17,7 +17,7 @@ func TestNetworkRecordAndReplay(t *testing.T) {
 		t.Skip("-short: real websocket and 20 Hz server; make test runs it")
 	}
 	srv := startServer(t)
-	n := NewNetwork(NetworkOptions{URL: srv.URL, Name: "replay-test", NoXdump: true})
+	n := newNetwork(NetworkOptions{URL: srv.URL, Name: "replay-test", NoXdump: true})
 	defer n.Close()
 	start := time.Now()
 	until(t, n, start, 15*time.Second, "connection", func(s Status) bool { return s.Connected && s.AvatarID != 0 && s.ServerFrame > 0 })
@@ -28,7 +28,7 @@ func TestNetworkRecordAndReplay(t *testing.T) {
 	// Live: what the replica holds at each server frame seen, while the avatar walks.
 	live := map[uint64]map[uint64]mgl32.Vec2{}
 	sample := func() {
-		n.c.With(func(r *replica.Replica) {
+		n.conn.c.With(func(r *replica.Replica) {
 			f := r.ServerFrame()
 			if live[f] != nil {
 				return
@@ -43,7 +43,7 @@ func TestNetworkRecordAndReplay(t *testing.T) {
 	}
 	st := n.Status()
 	goal := mgl32.Vec2{st.Avatar[0] + 6, st.Avatar[1] - 3}
-	if err := n.Do(Command{Kind: MoveTo, Point: goal}); err != nil {
+	if err := n.Do(Command{Kind: cmdMoveTo, Point: goal}); err != nil {
 		t.Fatal(err)
 	}
 	until(t, n, start, 15*time.Second, "the avatar to arrive", func(s Status) bool {
@@ -69,7 +69,7 @@ func TestNetworkRecordAndReplay(t *testing.T) {
 	}
 	moved, corridors := 0, 0
 	for i, f := range frames {
-		if err := n.Do(Command{Kind: Seek, Frame: f}); err != nil {
+		if err := n.Do(Command{Kind: cmdSeek, Frame: f}); err != nil {
 			t.Fatal(err)
 		}
 		n.Update(time.Since(start))
@@ -94,9 +94,9 @@ func TestNetworkRecordAndReplay(t *testing.T) {
 		}
 		if s.Moving {
 			var r debugdrawtest.Recorder
-			n.Draw(&r, DefaultOverlays|Paths, s.AvatarID)
+			n.Draw(&r, defaultOverlays|ovPaths, s.AvatarID)
 			for _, c := range r.Calls {
-				if c.Kind == debugdrawtest.Polygon && c.Color == ColorCorridor {
+				if c.Kind == debugdrawtest.Polygon && c.Color == colorCorridor {
 					corridors++
 					break
 				}
@@ -110,7 +110,7 @@ func TestNetworkRecordAndReplay(t *testing.T) {
 		t.Error("no replayed walking frame drew the selected avatar's path corridor")
 	}
 	// Step goes one recorded frame on; Resume returns to the live state.
-	if err := n.Do(Command{Kind: Seek, Frame: st.RecordedFrom}); err != nil {
+	if err := n.Do(Command{Kind: cmdSeek, Frame: st.RecordedFrom}); err != nil {
 		t.Fatal(err)
 	}
 	n.Do(Command{Kind: Step})
@@ -142,13 +142,13 @@ func TestRecordingCap(t *testing.T) {
 	t.Parallel()
 	var r netRecording
 	r.record(&pb.NetMessageLoginResult{PlayerEntityId: 1})
-	for f := uint64(1); f <= MaxRecordedFrames+10; f++ {
+	for f := uint64(1); f <= maxRecordedFrames+10; f++ {
 		r.record(&pb.NetMessageServerFrame{Frame: f})
 		r.record(&pb.NetMessageEntityDestroy{IdEntity: f})
 		r.record(&pb.NetMessagePong{}) // not the world's state: not recorded
 	}
 	first, last := r.span()
-	if !r.full || first != 1 || last != MaxRecordedFrames-1 || len(r.packets) != MaxRecordedFrames {
+	if !r.full || first != 1 || last != maxRecordedFrames-1 || len(r.packets) != maxRecordedFrames {
 		t.Errorf("full %v, frames %d–%d in %d packets", r.full, first, last, len(r.packets))
 	}
 	if n := len(r.packets[1].msgs); n != 2 {

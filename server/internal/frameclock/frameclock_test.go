@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twinframe/twinframe/shared/sim/frameclock"
+	"github.com/twinframe/twinframe/server/internal/frameclock"
 )
 
 // fakeClock models a machine: sleeps overshoot by a fixed amount, a spin step

@@ -9,7 +9,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: shared/protocol/legacypb/powerresult.proto
+// source: internal/legacypb/powerresult.proto
 
 package legacypb
 
@@ -52,7 +52,7 @@ type NetMessagePowerResult struct {
 
 func (x *NetMessagePowerResult) Reset() {
 	*x = NetMessagePowerResult{}
-	mi := &file_shared_protocol_legacypb_powerresult_proto_msgTypes[0]
+	mi := &file_internal_legacypb_powerresult_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -64,7 +64,7 @@ func (x *NetMessagePowerResult) String() string {
 func (*NetMessagePowerResult) ProtoMessage() {}
 
 func (x *NetMessagePowerResult) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_legacypb_powerresult_proto_msgTypes[0]
+	mi := &file_internal_legacypb_powerresult_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -77,7 +77,7 @@ func (x *NetMessagePowerResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessagePowerResult.ProtoReflect.Descriptor instead.
 func (*NetMessagePowerResult) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_legacypb_powerresult_proto_rawDescGZIP(), []int{0}
+	return file_internal_legacypb_powerresult_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *NetMessagePowerResult) GetPowerPrototypeId() uint64 {
@@ -178,11 +178,11 @@ func (x *NetMessagePowerResult) GetTransferToEntityId() uint64 {
 	return 0
 }
 
-var File_shared_protocol_legacypb_powerresult_proto protoreflect.FileDescriptor
+var File_internal_legacypb_powerresult_proto protoreflect.FileDescriptor
 
-const file_shared_protocol_legacypb_powerresult_proto_rawDesc = "" +
+const file_internal_legacypb_powerresult_proto_rawDesc = "" +
 	"\n" +
-	"*shared/protocol/legacypb/powerresult.proto\x12\x10twinframe.legacy\x1a\"shared/protocol/pb/twinframe.proto\"\x86\x05\n" +
+	"#internal/legacypb/powerresult.proto\x12\x10twinframe.legacy\x1a\"shared/protocol/pb/twinframe.proto\"\x86\x05\n" +
 	"\x15NetMessagePowerResult\x12*\n" +
 	"\x10powerPrototypeId\x18\x01 \x02(\x04R\x10powerPrototypeId\x12&\n" +
 	"\x0etargetEntityId\x18\x02 \x02(\x04R\x0etargetEntityId\x12\x14\n" +
@@ -198,26 +198,26 @@ const file_shared_protocol_legacypb_powerresult_proto_rawDesc = "" +
 	"\ahealing\x18\v \x01(\x02R\ahealing\x12S\n" +
 	"\x12powerOwnerPosition\x18\f \x01(\v2#.twinframe.protocol.NetStructPoint3R\x12powerOwnerPosition\x124\n" +
 	"\x15powerAssetRefOverride\x18\r \x01(\x03R\x15powerAssetRefOverride\x12.\n" +
-	"\x12transferToEntityId\x18\x0e \x01(\x04R\x12transferToEntityIdB9Z7github.com/twinframe/twinframe/shared/protocol/legacypb"
+	"\x12transferToEntityId\x18\x0e \x01(\x04R\x12transferToEntityIdB2Z0github.com/twinframe/twinframe/internal/legacypb"
 
 var (
-	file_shared_protocol_legacypb_powerresult_proto_rawDescOnce sync.Once
-	file_shared_protocol_legacypb_powerresult_proto_rawDescData []byte
+	file_internal_legacypb_powerresult_proto_rawDescOnce sync.Once
+	file_internal_legacypb_powerresult_proto_rawDescData []byte
 )
 
-func file_shared_protocol_legacypb_powerresult_proto_rawDescGZIP() []byte {
-	file_shared_protocol_legacypb_powerresult_proto_rawDescOnce.Do(func() {
-		file_shared_protocol_legacypb_powerresult_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_shared_protocol_legacypb_powerresult_proto_rawDesc), len(file_shared_protocol_legacypb_powerresult_proto_rawDesc)))
+func file_internal_legacypb_powerresult_proto_rawDescGZIP() []byte {
+	file_internal_legacypb_powerresult_proto_rawDescOnce.Do(func() {
+		file_internal_legacypb_powerresult_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_internal_legacypb_powerresult_proto_rawDesc), len(file_internal_legacypb_powerresult_proto_rawDesc)))
 	})
-	return file_shared_protocol_legacypb_powerresult_proto_rawDescData
+	return file_internal_legacypb_powerresult_proto_rawDescData
 }
 
-var file_shared_protocol_legacypb_powerresult_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
-var file_shared_protocol_legacypb_powerresult_proto_goTypes = []any{
+var file_internal_legacypb_powerresult_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_internal_legacypb_powerresult_proto_goTypes = []any{
 	(*NetMessagePowerResult)(nil), // 0: twinframe.legacy.NetMessagePowerResult
 	(*pb.NetStructPoint3)(nil),    // 1: twinframe.protocol.NetStructPoint3
 }
-var file_shared_protocol_legacypb_powerresult_proto_depIdxs = []int32{
+var file_internal_legacypb_powerresult_proto_depIdxs = []int32{
 	1, // 0: twinframe.legacy.NetMessagePowerResult.powerOwnerPosition:type_name -> twinframe.protocol.NetStructPoint3
 	1, // [1:1] is the sub-list for method output_type
 	1, // [1:1] is the sub-list for method input_type
@@ -226,26 +226,26 @@ var file_shared_protocol_legacypb_powerresult_proto_depIdxs = []int32{
 	0, // [0:1] is the sub-list for field type_name
 }
 
-func init() { file_shared_protocol_legacypb_powerresult_proto_init() }
-func file_shared_protocol_legacypb_powerresult_proto_init() {
-	if File_shared_protocol_legacypb_powerresult_proto != nil {
+func init() { file_internal_legacypb_powerresult_proto_init() }
+func file_internal_legacypb_powerresult_proto_init() {
+	if File_internal_legacypb_powerresult_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_shared_protocol_legacypb_powerresult_proto_rawDesc), len(file_shared_protocol_legacypb_powerresult_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_internal_legacypb_powerresult_proto_rawDesc), len(file_internal_legacypb_powerresult_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   1,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_shared_protocol_legacypb_powerresult_proto_goTypes,
-		DependencyIndexes: file_shared_protocol_legacypb_powerresult_proto_depIdxs,
-		MessageInfos:      file_shared_protocol_legacypb_powerresult_proto_msgTypes,
+		GoTypes:           file_internal_legacypb_powerresult_proto_goTypes,
+		DependencyIndexes: file_internal_legacypb_powerresult_proto_depIdxs,
+		MessageInfos:      file_internal_legacypb_powerresult_proto_msgTypes,
 	}.Build()
-	File_shared_protocol_legacypb_powerresult_proto = out.File
-	file_shared_protocol_legacypb_powerresult_proto_goTypes = nil
-	file_shared_protocol_legacypb_powerresult_proto_depIdxs = nil
+	File_internal_legacypb_powerresult_proto = out.File
+	file_internal_legacypb_powerresult_proto_goTypes = nil
+	file_internal_legacypb_powerresult_proto_depIdxs = nil
 }

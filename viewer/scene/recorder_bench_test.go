@@ -9,7 +9,7 @@ import (
 
 // recordScripted records frames frames of a session with the scripted server (the
 // default world with its NPCs), the avatar walking to the spawn points in turn.
-func recordScripted(b *testing.B, frames int) *Network {
+func recordScripted(b *testing.B, frames int) *network {
 	b.Helper()
 	s, err := replicationtest.NewServer(&replicationtest.Options{Seed: 3})
 	if err != nil {
@@ -19,7 +19,7 @@ func recordScripted(b *testing.B, frames int) *Network {
 	if err != nil {
 		b.Fatal(err)
 	}
-	n := NewNetwork(NetworkOptions{})
+	n := newNetwork(NetworkOptions{})
 	n.rec.restart()
 	for _, m := range msgs {
 		n.rec.record(m)
@@ -54,7 +54,7 @@ func recordScripted(b *testing.B, frames int) *Network {
 // the first creates, the fixed cost of every seek from scratch.
 func BenchmarkReplaySeek1200Frames(b *testing.B) {
 	n := recordScripted(b, 1200)
-	first, last := n.rec.span()
+	first, last := n.rec.rec.span()
 	for _, bc := range []struct {
 		name  string
 		frame uint64
@@ -62,12 +62,12 @@ func BenchmarkReplaySeek1200Frames(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				n.replay = nil
-				if err := n.seek(bc.frame); err != nil {
+				n.rec.replay = nil
+				if err := n.rec.seek(bc.frame, &n.log); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(n.replay.rep.Len()), "entities")
+			b.ReportMetric(float64(n.rec.replay.rep.Len()), "entities")
 		})
 	}
 }

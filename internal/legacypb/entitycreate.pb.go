@@ -11,7 +11,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        v3.21.12
-// source: shared/protocol/legacypb/entitycreate.proto
+// source: internal/legacypb/entitycreate.proto
 
 package legacypb
 
@@ -43,7 +43,7 @@ type NetStructPathNode struct {
 
 func (x *NetStructPathNode) Reset() {
 	*x = NetStructPathNode{}
-	mi := &file_shared_protocol_legacypb_entitycreate_proto_msgTypes[0]
+	mi := &file_internal_legacypb_entitycreate_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -55,7 +55,7 @@ func (x *NetStructPathNode) String() string {
 func (*NetStructPathNode) ProtoMessage() {}
 
 func (x *NetStructPathNode) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_legacypb_entitycreate_proto_msgTypes[0]
+	mi := &file_internal_legacypb_entitycreate_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -68,7 +68,7 @@ func (x *NetStructPathNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetStructPathNode.ProtoReflect.Descriptor instead.
 func (*NetStructPathNode) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_legacypb_entitycreate_proto_rawDescGZIP(), []int{0}
+	return file_internal_legacypb_entitycreate_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *NetStructPathNode) GetPoint() *pb.NetStructPoint3 {
@@ -109,7 +109,7 @@ type NetStructLocomotionState struct {
 
 func (x *NetStructLocomotionState) Reset() {
 	*x = NetStructLocomotionState{}
-	mi := &file_shared_protocol_legacypb_entitycreate_proto_msgTypes[1]
+	mi := &file_internal_legacypb_entitycreate_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -121,7 +121,7 @@ func (x *NetStructLocomotionState) String() string {
 func (*NetStructLocomotionState) ProtoMessage() {}
 
 func (x *NetStructLocomotionState) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_legacypb_entitycreate_proto_msgTypes[1]
+	mi := &file_internal_legacypb_entitycreate_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -134,7 +134,7 @@ func (x *NetStructLocomotionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetStructLocomotionState.ProtoReflect.Descriptor instead.
 func (*NetStructLocomotionState) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_legacypb_entitycreate_proto_rawDescGZIP(), []int{1}
+	return file_internal_legacypb_entitycreate_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *NetStructLocomotionState) GetFieldFlags() uint32 {
@@ -199,7 +199,7 @@ type NetStructProjectile struct {
 
 func (x *NetStructProjectile) Reset() {
 	*x = NetStructProjectile{}
-	mi := &file_shared_protocol_legacypb_entitycreate_proto_msgTypes[2]
+	mi := &file_internal_legacypb_entitycreate_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -211,7 +211,7 @@ func (x *NetStructProjectile) String() string {
 func (*NetStructProjectile) ProtoMessage() {}
 
 func (x *NetStructProjectile) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_legacypb_entitycreate_proto_msgTypes[2]
+	mi := &file_internal_legacypb_entitycreate_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -224,7 +224,7 @@ func (x *NetStructProjectile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetStructProjectile.ProtoReflect.Descriptor instead.
 func (*NetStructProjectile) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_legacypb_entitycreate_proto_rawDescGZIP(), []int{2}
+	return file_internal_legacypb_entitycreate_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *NetStructProjectile) GetPowerPrototypeId() int32 {
@@ -270,7 +270,7 @@ type NetMessageEntityCreate struct {
 
 func (x *NetMessageEntityCreate) Reset() {
 	*x = NetMessageEntityCreate{}
-	mi := &file_shared_protocol_legacypb_entitycreate_proto_msgTypes[3]
+	mi := &file_internal_legacypb_entitycreate_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -282,7 +282,7 @@ func (x *NetMessageEntityCreate) String() string {
 func (*NetMessageEntityCreate) ProtoMessage() {}
 
 func (x *NetMessageEntityCreate) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_legacypb_entitycreate_proto_msgTypes[3]
+	mi := &file_internal_legacypb_entitycreate_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -295,7 +295,7 @@ func (x *NetMessageEntityCreate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageEntityCreate.ProtoReflect.Descriptor instead.
 func (*NetMessageEntityCreate) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_legacypb_entitycreate_proto_rawDescGZIP(), []int{3}
+	return file_internal_legacypb_entitycreate_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *NetMessageEntityCreate) GetIdEntity() uint64 {
@@ -352,7 +352,7 @@ type NetMessageWorldState struct {
 
 func (x *NetMessageWorldState) Reset() {
 	*x = NetMessageWorldState{}
-	mi := &file_shared_protocol_legacypb_entitycreate_proto_msgTypes[4]
+	mi := &file_internal_legacypb_entitycreate_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -364,7 +364,7 @@ func (x *NetMessageWorldState) String() string {
 func (*NetMessageWorldState) ProtoMessage() {}
 
 func (x *NetMessageWorldState) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_legacypb_entitycreate_proto_msgTypes[4]
+	mi := &file_internal_legacypb_entitycreate_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -377,7 +377,7 @@ func (x *NetMessageWorldState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageWorldState.ProtoReflect.Descriptor instead.
 func (*NetMessageWorldState) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_legacypb_entitycreate_proto_rawDescGZIP(), []int{4}
+	return file_internal_legacypb_entitycreate_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *NetMessageWorldState) GetFrame() uint64 {
@@ -394,11 +394,11 @@ func (x *NetMessageWorldState) GetEntities() []*NetMessageEntityCreate {
 	return nil
 }
 
-var File_shared_protocol_legacypb_entitycreate_proto protoreflect.FileDescriptor
+var File_internal_legacypb_entitycreate_proto protoreflect.FileDescriptor
 
-const file_shared_protocol_legacypb_entitycreate_proto_rawDesc = "" +
+const file_internal_legacypb_entitycreate_proto_rawDesc = "" +
 	"\n" +
-	"+shared/protocol/legacypb/entitycreate.proto\x12\x10twinframe.legacy\x1a\"shared/protocol/pb/twinframe.proto\"z\n" +
+	"$internal/legacypb/entitycreate.proto\x12\x10twinframe.legacy\x1a\"shared/protocol/pb/twinframe.proto\"z\n" +
 	"\x11NetStructPathNode\x129\n" +
 	"\x05point\x18\x01 \x02(\v2#.twinframe.protocol.NetStructPoint3R\x05point\x12\x12\n" +
 	"\x04side\x18\x02 \x01(\x05R\x04side\x12\x16\n" +
@@ -431,22 +431,22 @@ const file_shared_protocol_legacypb_entitycreate_proto_rawDesc = "" +
 	"projectile\"r\n" +
 	"\x14NetMessageWorldState\x12\x14\n" +
 	"\x05frame\x18\x01 \x02(\x04R\x05frame\x12D\n" +
-	"\bentities\x18\x02 \x03(\v2(.twinframe.legacy.NetMessageEntityCreateR\bentitiesB9Z7github.com/twinframe/twinframe/shared/protocol/legacypb"
+	"\bentities\x18\x02 \x03(\v2(.twinframe.legacy.NetMessageEntityCreateR\bentitiesB2Z0github.com/twinframe/twinframe/internal/legacypb"
 
 var (
-	file_shared_protocol_legacypb_entitycreate_proto_rawDescOnce sync.Once
-	file_shared_protocol_legacypb_entitycreate_proto_rawDescData []byte
+	file_internal_legacypb_entitycreate_proto_rawDescOnce sync.Once
+	file_internal_legacypb_entitycreate_proto_rawDescData []byte
 )
 
-func file_shared_protocol_legacypb_entitycreate_proto_rawDescGZIP() []byte {
-	file_shared_protocol_legacypb_entitycreate_proto_rawDescOnce.Do(func() {
-		file_shared_protocol_legacypb_entitycreate_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_shared_protocol_legacypb_entitycreate_proto_rawDesc), len(file_shared_protocol_legacypb_entitycreate_proto_rawDesc)))
+func file_internal_legacypb_entitycreate_proto_rawDescGZIP() []byte {
+	file_internal_legacypb_entitycreate_proto_rawDescOnce.Do(func() {
+		file_internal_legacypb_entitycreate_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_internal_legacypb_entitycreate_proto_rawDesc), len(file_internal_legacypb_entitycreate_proto_rawDesc)))
 	})
-	return file_shared_protocol_legacypb_entitycreate_proto_rawDescData
+	return file_internal_legacypb_entitycreate_proto_rawDescData
 }
 
-var file_shared_protocol_legacypb_entitycreate_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
-var file_shared_protocol_legacypb_entitycreate_proto_goTypes = []any{
+var file_internal_legacypb_entitycreate_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_internal_legacypb_entitycreate_proto_goTypes = []any{
 	(*NetStructPathNode)(nil),        // 0: twinframe.legacy.NetStructPathNode
 	(*NetStructLocomotionState)(nil), // 1: twinframe.legacy.NetStructLocomotionState
 	(*NetStructProjectile)(nil),      // 2: twinframe.legacy.NetStructProjectile
@@ -454,7 +454,7 @@ var file_shared_protocol_legacypb_entitycreate_proto_goTypes = []any{
 	(*NetMessageWorldState)(nil),     // 4: twinframe.legacy.NetMessageWorldState
 	(*pb.NetStructPoint3)(nil),       // 5: twinframe.protocol.NetStructPoint3
 }
-var file_shared_protocol_legacypb_entitycreate_proto_depIdxs = []int32{
+var file_internal_legacypb_entitycreate_proto_depIdxs = []int32{
 	5, // 0: twinframe.legacy.NetStructPathNode.point:type_name -> twinframe.protocol.NetStructPoint3
 	5, // 1: twinframe.legacy.NetStructLocomotionState.position:type_name -> twinframe.protocol.NetStructPoint3
 	0, // 2: twinframe.legacy.NetStructLocomotionState.path:type_name -> twinframe.legacy.NetStructPathNode
@@ -469,26 +469,26 @@ var file_shared_protocol_legacypb_entitycreate_proto_depIdxs = []int32{
 	0, // [0:7] is the sub-list for field type_name
 }
 
-func init() { file_shared_protocol_legacypb_entitycreate_proto_init() }
-func file_shared_protocol_legacypb_entitycreate_proto_init() {
-	if File_shared_protocol_legacypb_entitycreate_proto != nil {
+func init() { file_internal_legacypb_entitycreate_proto_init() }
+func file_internal_legacypb_entitycreate_proto_init() {
+	if File_internal_legacypb_entitycreate_proto != nil {
 		return
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_shared_protocol_legacypb_entitycreate_proto_rawDesc), len(file_shared_protocol_legacypb_entitycreate_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_internal_legacypb_entitycreate_proto_rawDesc), len(file_internal_legacypb_entitycreate_proto_rawDesc)),
 			NumEnums:      0,
 			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
-		GoTypes:           file_shared_protocol_legacypb_entitycreate_proto_goTypes,
-		DependencyIndexes: file_shared_protocol_legacypb_entitycreate_proto_depIdxs,
-		MessageInfos:      file_shared_protocol_legacypb_entitycreate_proto_msgTypes,
+		GoTypes:           file_internal_legacypb_entitycreate_proto_goTypes,
+		DependencyIndexes: file_internal_legacypb_entitycreate_proto_depIdxs,
+		MessageInfos:      file_internal_legacypb_entitycreate_proto_msgTypes,
 	}.Build()
-	File_shared_protocol_legacypb_entitycreate_proto = out.File
-	file_shared_protocol_legacypb_entitycreate_proto_goTypes = nil
-	file_shared_protocol_legacypb_entitycreate_proto_depIdxs = nil
+	File_internal_legacypb_entitycreate_proto = out.File
+	file_internal_legacypb_entitycreate_proto_goTypes = nil
+	file_internal_legacypb_entitycreate_proto_depIdxs = nil
 }

@@ -13,10 +13,11 @@ import (
 // the log agrees with Status.Corrections.
 func TestGraphDriftCountsSamples(t *testing.T) {
 	t.Parallel()
-	n := &Network{drift: NewSeries("drift", "m", GraphFrames)}
+	g := netGraphs{drift: newSeries("drift", "m", graphFrames)}
+	var log eventLog
 	corrections := func() int {
 		c := 0
-		for _, e := range n.Log() {
+		for _, e := range log.entries {
 			if strings.HasPrefix(e.Text, "correction ") {
 				c++
 			}
@@ -37,9 +38,9 @@ func TestGraphDriftCountsSamples(t *testing.T) {
 		{"more than the ring holds", []replica.DriftSample{{Frame: 401}, {Frame: 402, Corrected: true}}, 9, 6, 4},
 	}
 	for _, s := range steps {
-		n.drifts = s.log
-		n.graphDrift(s.compared)
-		if got := n.drift.Len(); got != s.graphed {
+		g.drifts = s.log
+		g.graphDrift(s.compared, &log)
+		if got := g.drift.Len(); got != s.graphed {
 			t.Errorf("%s: %d samples graphed, want %d", s.name, got, s.graphed)
 		}
 		if got := corrections(); got != s.logged {
