@@ -94,6 +94,18 @@ func (q *Inputs) Resume(ack uint32) {
 	q.pending = q.pending[:0]
 }
 
+// DropPending drops the inputs not yet applied and acknowledges their numbers, as
+// when the avatar changes region: a move aimed in the old region means nothing in
+// the new one, and the client, which starts its prediction afresh there, must not
+// replay it.
+func (q *Inputs) DropPending() {
+	if n := len(q.pending); n > 0 {
+		q.ack = max(q.ack, q.pending[n-1].Seq)
+	}
+	clear(q.pending)
+	q.pending = q.pending[:0]
+}
+
 // Pending returns how many inputs wait for their frame.
 func (q *Inputs) Pending() int { return len(q.pending) }
 

@@ -104,6 +104,16 @@ func TestInputsSchedule(t *testing.T) {
 	if err := q.Queue(in, 20, lead); !errors.Is(err, replication.ErrOutOfSequence) {
 		t.Errorf("an input already applied: %v", err)
 	}
+	for _, seq := range []uint32{4, 5} {
+		in, _ := replication.DecodeInput(replication.Stop(seq, 90))
+		if err := q.Queue(in, 20, lead); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q.DropPending()
+	if q.Ack() != 5 || q.Pending() != 0 || q.InSequence(5) || !q.InSequence(6) {
+		t.Errorf("after DropPending: ack %d, %d pending; want 5, 0 and 6 next", q.Ack(), q.Pending())
+	}
 	q.Resume(7)
 	if q.InSequence(7) || !q.InSequence(8) {
 		t.Error("Resume(7) must take 8 next and refuse 7")

@@ -162,6 +162,10 @@ func (g *Game) Immigrate(b []byte, marker int32) (EntityID, error) {
 }
 
 // marker returns the position of a marker in the game's region.
+// MarkerPos returns the position of marker id when it is a marker of the game's
+// region: where Immigrate puts an entity.
+func (g *Game) MarkerPos(id int32) (mgl32.Vec2, bool) { return g.marker(id) }
+
 func (g *Game) marker(id int32) (mgl32.Vec2, bool) {
 	for _, m := range g.world.Markers {
 		if m.ID == id && g.Home().area(m.Area) != nil {

@@ -134,7 +134,7 @@ func TestBadSecretsRateLimited(t *testing.T) {
 	a := dial(t, s.url, dialOpt{})
 	joinAs(t, a, "victor", "pa55word")
 	startFrame := uint64(0)
-	s.inLoop(t, func() { startFrame = s.game.Frame() })
+	s.inLoop(t, func() { startFrame = s.hub().Frame() })
 	for i := range failBurst {
 		b := dial(t, s.url, dialOpt{})
 		b.loginSecret("victor", "guess", nil)
@@ -151,7 +151,7 @@ func TestBadSecretsRateLimited(t *testing.T) {
 	stillPlaying(t, a)
 	// Frames kept coming to the player while the guesses were hashed.
 	s.inLoop(t, func() {
-		if s.game.Frame() <= startFrame {
+		if s.hub().Frame() <= startFrame {
 			t.Errorf("the loop stalled at frame %d", startFrame)
 		}
 	})

@@ -67,22 +67,22 @@ func benchBandwidth(b *testing.B, n int, sparse bool) {
 	var center mgl32.Vec2
 	var ghosts []sim.EntityID
 	s.inLoop(b, func() {
-		center = s.game.Entity(sim.EntityID(avatar)).Pos()
+		center = s.hub().Entity(sim.EntityID(avatar)).Pos()
 		for len(ghosts) < n {
 			p := center.Add(mgl32.Vec2{rng.Float32()*50 - 25, rng.Float32()*50 - 25})
-			if id, err := s.game.Spawn(2, s.region, p, 0); err == nil && s.game.Entity(id).Pos().Sub(center).Len() < 30 {
+			if id, err := s.hub().Spawn(2, s.hubID(), p, 0); err == nil && s.hub().Entity(id).Pos().Sub(center).Len() < 30 {
 				ghosts = append(ghosts, id)
 			} else if err == nil {
-				_ = s.game.Destroy(id)
+				_ = s.hub().Destroy(id)
 			}
 		}
 	})
 	// Keep every ghost walking: a new goal whenever it stops.
 	keepWalking := func() {
 		for _, id := range ghosts {
-			e := s.game.Entity(id)
+			e := s.hub().Entity(id)
 			if e != nil && e.Mode() == sim.Idle {
-				_, _ = s.game.MoveAlongPath(id, center.Add(mgl32.Vec2{rng.Float32()*50 - 25, rng.Float32()*50 - 25}))
+				_, _ = s.hub().MoveAlongPath(id, center.Add(mgl32.Vec2{rng.Float32()*50 - 25, rng.Float32()*50 - 25}))
 			}
 		}
 	}
@@ -100,7 +100,7 @@ func benchBandwidth(b *testing.B, n int, sparse bool) {
 		s.inLoop(b, func() {
 			keepWalking()
 			if len(s.sessions) == 1 {
-				full.add(b, s.game, s.sessions[0].view.Visible())
+				full.add(b, s.hub(), s.sessions[0].view.Visible())
 			}
 		})
 		frames++
@@ -108,7 +108,7 @@ func benchBandwidth(b *testing.B, n int, sparse bool) {
 	b.StopTimer()
 	// Everything the frames produced has been queued; read up to the last one.
 	var last uint64
-	s.inLoop(b, func() { last = s.game.Frame() })
+	s.inLoop(b, func() { last = s.hub().Frame() })
 	for got := uint64(0); got < last; {
 		for _, m := range c.next(wait) {
 			if f, ok := m.(*pb.NetMessageServerFrame); ok {
@@ -288,14 +288,14 @@ func BenchmarkEntityCreate(b *testing.B) {
 	s := startServer(b, "", func(c *Config) { c.Period = 5 * time.Millisecond; c.NoPopulation = true })
 	var e *sim.Entity
 	s.inLoop(b, func() {
-		id, err := s.game.Spawn(2, s.region, mgl32.Vec2{90, 136}, 0)
+		id, err := s.hub().Spawn(2, s.hubID(), mgl32.Vec2{90, 136}, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.game.MoveAlongPath(id, mgl32.Vec2{150, 60}); err != nil {
+		if _, err := s.hub().MoveAlongPath(id, mgl32.Vec2{150, 60}); err != nil {
 			b.Fatal(err)
 		}
-		e = s.game.Entity(id)
+		e = s.hub().Entity(id)
 	})
 	s.stop(b)
 	ar, err := replication.PackEntity(e, false)

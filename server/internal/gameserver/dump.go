@@ -1,6 +1,7 @@
 package gameserver
 
 import (
+	"cmp"
 	"bytes"
 	"context"
 	"errors"
@@ -87,12 +88,18 @@ func (s *Server) dispatchDumps() {
 	if len(s.dumpJobs) == 0 {
 		return
 	}
-	snap := &dumpSnap{frame: int64(s.game.Frame()), config: s.world.Config}
-	ents := s.game.Entities()
-	snap.entities = make([]world.Entity, 0, len(ents))
-	for _, e := range ents {
-		snap.entities = append(snap.entities, entityRow(e))
+	snap := &dumpSnap{frame: int64(s.frameNumber()), config: s.world.Config}
+	n := 0
+	for _, r := range s.regions {
+		n += len(r.game.Entities())
 	}
+	snap.entities = make([]world.Entity, 0, n)
+	for _, r := range s.regions { // region blocks of ids ascend with the regions
+		for _, e := range r.game.Entities() {
+			snap.entities = append(snap.entities, entityRow(e))
+		}
+	}
+	slices.SortFunc(snap.entities, func(a, b world.Entity) int { return cmp.Compare(a.ID, b.ID) })
 	snap.lost = slices.Clone(s.lost)
 	s.dumpStats.snapshots++
 	s.dumpStats.rowsCopied += uint64(len(snap.entities) + len(snap.lost))

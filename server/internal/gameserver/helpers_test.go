@@ -18,6 +18,7 @@ import (
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/sim"
 	"go.uber.org/goleak"
 	"google.golang.org/protobuf/proto"
 )
@@ -297,7 +298,7 @@ func (s *testServer) waitFrame(t testing.TB, f uint64) {
 	deadline := time.Now().Add(wait)
 	for {
 		var now uint64
-		s.inLoop(t, func() { now = s.game.Frame() })
+		s.inLoop(t, func() { now = s.hub().Frame() })
 		if now >= f {
 			return
 		}
@@ -306,3 +307,9 @@ func (s *testServer) waitFrame(t testing.TB, f uint64) {
 		}
 	}
 }
+
+// hub returns the game of the first region, where players enter.
+func (s *Server) hub() *sim.Game { return s.regions[0].game }
+
+// hubID returns the first region's id.
+func (s *Server) hubID() int32 { return s.regions[0].id }

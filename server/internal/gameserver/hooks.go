@@ -2,21 +2,25 @@ package gameserver
 
 import "github.com/twinframe/twinframe/shared/sim"
 
-// FrameView is what an OnFrame hook sees of a frame: the game after its step and
-// its replication.
+// FrameView is what an OnFrame hook sees of a frame: every region's game after its
+// step, the frame's travel and its replication.
 type FrameView struct {
 	Frame uint64 // the game frame just stepped
-	// Game is the server's game. It is the loop's: read it during the call and do
-	// not keep it, step it or command it (queries that rebuild scratch state,
-	// such as CheckInvariants, are fine).
-	Game *sim.Game
+	// Games are the regions' games, in the world's order. They are the loop's:
+	// read them during the call and do not keep them, step them or command them
+	// (queries that rebuild scratch state, such as CheckInvariants, are fine).
+	Games []*sim.Game
 }
 
 // onFrame runs the configured hook, on the frame loop's goroutine, after a frame
 // that stepped the game (a paused frame has nothing new to show).
 func (s *Server) onFrame(stepped bool) {
 	if s.cfg.OnFrame != nil && stepped {
-		s.cfg.OnFrame(FrameView{Frame: s.game.Frame(), Game: s.game})
+		games := make([]*sim.Game, len(s.regions))
+		for i, r := range s.regions {
+			games[i] = r.game
+		}
+		s.cfg.OnFrame(FrameView{Frame: s.frameNumber(), Games: games})
 	}
 }
 

@@ -1,6 +1,7 @@
 package gameserver
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -18,8 +19,13 @@ func TestOnFrame(t *testing.T) {
 		c.OnFrame = func(v FrameView) {
 			mu.Lock()
 			defer mu.Unlock()
-			if v.Game.Frame() != v.Frame {
-				bad = append(bad, "the view's frame is not the game's")
+			if len(v.Games) != 3 {
+				bad = append(bad, fmt.Sprintf("%d games in the view, want the default world's 3 regions", len(v.Games)))
+			}
+			for _, g := range v.Games {
+				if g.Frame() != v.Frame {
+					bad = append(bad, "the view's frame is not the games'")
+				}
 			}
 			frames = append(frames, v.Frame)
 		}
@@ -27,7 +33,7 @@ func TestOnFrame(t *testing.T) {
 	s.waitFrame(t, 10)
 	s.inLoop(t, func() { s.paused = true })
 	var pausedAt uint64
-	s.inLoop(t, func() { pausedAt = s.game.Frame() })
+	s.inLoop(t, func() { pausedAt = s.hub().Frame() })
 	// Two more frame boundaries while paused.
 	s.inLoop(t, func() {})
 	s.inLoop(t, func() {})

@@ -185,12 +185,16 @@ type statusRegion struct {
 	ID       int32
 	Name     string
 	Entities int
+	Players  int
+	StepP50  time.Duration // the region's step and replication, over the recent frames
+	StepP99  time.Duration
 }
 
 type statusSession struct {
 	ID      uint64
 	Name    string
 	Role    string
+	Region  string
 	Avatar  sim.EntityID
 	X, Y    float32
 	Visible int
@@ -214,12 +218,12 @@ var statusTmpl = template.Must(template.New("status").Parse(`<!doctype html>
 <h1>Twinframe server</h1>
 <p>Game frame {{.Frame}}{{if .Paused}} (paused){{end}}. Websocket at <code>/ws</code>; <a href="/metrics">metrics</a>, <a href="/healthz">health</a>, <a href="/xdump?q=table+*">xdump</a>.</p>
 <h2>Regions</h2>
-<table><tr><th>id</th><th>name</th><th>entities</th></tr>
-{{range .Regions}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Entities}}</td></tr>{{end}}
+<table><tr><th>id</th><th>name</th><th>entities</th><th>players</th><th>frame p50</th><th>frame p99</th></tr>
+{{range .Regions}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Entities}}</td><td>{{.Players}}</td><td>{{.StepP50}}</td><td>{{.StepP99}}</td></tr>{{end}}
 </table>
 <h2>Sessions ({{.Players}})</h2>
-{{if .Deity}}<table><tr><th>session</th><th>name</th><th>role</th><th>avatar</th><th>x</th><th>y</th><th>in view</th><th>last input</th></tr>
-{{range .Sessions}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Role}}</td><td>{{.Avatar}}</td><td>{{printf "%.2f" .X}}</td><td>{{printf "%.2f" .Y}}</td><td>{{.Visible}}</td><td>{{.Ack}}</td></tr>{{end}}
+{{if .Deity}}<table><tr><th>session</th><th>name</th><th>role</th><th>avatar</th><th>region</th><th>x</th><th>y</th><th>in view</th><th>last input</th></tr>
+{{range .Sessions}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Role}}</td><td>{{.Avatar}}</td><td>{{.Region}}</td><td>{{printf "%.2f" .X}}</td><td>{{printf "%.2f" .Y}}</td><td>{{.Visible}}</td><td>{{.Ack}}</td></tr>{{end}}
 </table>{{else}}<p>Names and positions need the deity token (Authorization: Bearer, or the cookie ` + TokenCookie + `).</p>{{end}}
 <h2>Frame timings (last {{if lt .Timings.Frames 200}}{{.Timings.Frames}}{{else}}200{{end}} frames)</h2>
 <table><tr><th></th><th>p50</th><th>p99</th><th>max</th></tr>
@@ -256,21 +260,25 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 
 // status runs in the loop.
 func (s *Server) status() statusPage {
-	p := statusPage{Frame: s.game.Frame(), Paused: s.paused}
-	for _, r := range s.game.Regions() {
-		n := 0
-		for _, e := range s.game.Entities() {
-			if e.Region() == r.ID() {
-				n++
+	p := statusPage{Frame: s.frameNumber(), Paused: s.paused}
+	for k, r := range s.regions {
+		sr := statusRegion{ID: r.id, Name: r.name, Entities: len(r.game.Entities())}
+		for _, c := range s.sessions {
+			if c.reg == r && c.joined {
+				sr.Players++
 			}
 		}
-		p.Regions = append(p.Regions, statusRegion{r.ID(), r.Name(), n})
+		sr.StepP50, sr.StepP99 = s.timings.regionSummary(k)
+		p.Regions = append(p.Regions, sr)
 	}
 	for _, c := range s.sessions {
 		ss := statusSession{ID: c.id, Name: c.name, Role: strings.TrimPrefix(c.role.String(), "ROLE_"),
 			Avatar: c.avatar, Visible: len(c.view.Visible()), Ack: c.view.Ack()}
-		if e := s.game.Entity(c.avatar); e != nil {
-			ss.X, ss.Y = e.Pos()[0], e.Pos()[1]
+		if c.reg != nil {
+			ss.Region = c.reg.name
+			if e := c.reg.game.Entity(c.avatar); e != nil {
+				ss.X, ss.Y = e.Pos()[0], e.Pos()[1]
+			}
 		}
 		p.Sessions = append(p.Sessions, ss)
 	}

@@ -193,7 +193,7 @@ func TestLiveEditRefusedOverLimit(t *testing.T) {
 	var hash []byte
 	var tables int
 	s.inLoop(t, func() {
-		rc := &pb.NetMessageRegionChange{RegionId: s.region, Tables: s.tables, TablesHash: s.hash, ServerFrame: s.game.Frame()}
+		rc := &pb.NetMessageRegionChange{RegionId: s.hubID(), Tables: s.tables, TablesHash: s.hash, ServerFrame: s.hub().Frame()}
 		s.maxTables = proto.Size(rc) + 64 // room for nothing much
 		hash, tables = s.hash, len(s.tables)
 	})

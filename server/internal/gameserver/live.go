@@ -9,6 +9,7 @@ import (
 
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/world"
 	"github.com/twinframe/twinframe/shared/xdump"
@@ -29,6 +30,13 @@ func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
 		c.draw = true
 	case pb.DebugOp_DEBUG_OP_DRAW_OFF:
 		c.draw = false
+	case pb.DebugOp_DEBUG_OP_TELEPORT:
+		if err := s.teleport(m); err != nil {
+			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "teleport: " + err.Error()})
+			return
+		}
+	case pb.DebugOp_DEBUG_OP_REGIONS:
+		c.replies = append(c.replies, s.regionList())
 	default:
 		c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
 			Text: "unknown debug op " + m.GetOp().String()})
@@ -50,7 +58,7 @@ func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
 // navmeshes and blackout zones are rebuilt from the new tables), and every
 // client is sent the new region change, followed by its entities again.
 func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMessageLiveEditResponse {
-	resp := &pb.NetMessageLiveEditResponse{RequestId: m.GetRequestId(), Frame: s.game.Frame()}
+	resp := &pb.NetMessageLiveEditResponse{RequestId: m.GetRequestId(), Frame: s.frameNumber()}
 	name := fmt.Sprintf("zz-live-%04d.config", s.edits+1)
 	// Game-state tables are computed by the simulation, not loaded: refuse them
 	// rather than have the load ignore them.
@@ -87,7 +95,7 @@ func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMe
 		return resp
 	}
 	files := append(slices.Clone(s.baseTables), live)
-	rc := &pb.NetMessageRegionChange{RegionId: s.region, Tables: files, TablesHash: make([]byte, 32), ServerFrame: s.game.Frame()}
+	rc := &pb.NetMessageRegionChange{RegionId: s.regions[0].id, Tables: files, TablesHash: make([]byte, 32), ServerFrame: s.frameNumber()}
 	if n := proto.Size(rc); n > s.maxTables {
 		resp.Error = fmt.Sprintf("live edit: refused, nothing applied: the tables would take %d bytes, over the %d bytes a region change may carry", n, s.maxTables)
 		return resp
@@ -98,39 +106,49 @@ func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMe
 		resp.Error = "live edit: the merged tables do not load: " + err.Error()
 		return resp
 	}
-	snap, err := s.game.Snapshot()
-	if err != nil {
-		resp.Error = "live edit: snapshot: " + err.Error()
+	// Every region's game continues from a snapshot in the new world. The set of
+	// regions must stay: a region's game cannot appear or vanish under its players.
+	if len(w.Regions) != len(s.regions) {
+		resp.Error = fmt.Sprintf("live edit: refused, nothing applied: the world would have %d regions, not %d (regions change at a restart)", len(w.Regions), len(s.regions))
 		return resp
 	}
-	g, err := sim.Restore(w, snap, &sim.Options{Seed: s.cfg.Seed, NoPopulation: s.cfg.NoPopulation})
-	if err != nil {
-		resp.Error = "live edit: the game does not fit the edited world: " + err.Error()
-		return resp
+	games := make([]*sim.Game, len(s.regions))
+	for i, r := range s.regions {
+		if w.Regions[i].ID != r.id {
+			resp.Error = fmt.Sprintf("live edit: refused, nothing applied: region %d (%s) is gone", r.id, r.name)
+			return resp
+		}
+		snap, err := r.game.Snapshot()
+		if err != nil {
+			resp.Error = "live edit: snapshot: " + err.Error()
+			return resp
+		}
+		games[i], err = sim.Restore(w, snap, &sim.Options{Region: r.id, Seed: regionSeed(s.cfg.Seed, r.id), NoPopulation: s.cfg.NoPopulation})
+		if err != nil {
+			resp.Error = fmt.Sprintf("live edit: region %s does not fit the edited world: %v", r.name, err)
+			return resp
+		}
 	}
-	if g.Region(s.region) == nil {
-		resp.Error = fmt.Sprintf("live edit: region %d is gone", s.region)
-		return resp
-	}
-	old := s.repl
-	s.game = g
-	repl, err := s.newReplicator()
-	if err != nil {
-		s.game = old.Game()
-		resp.Error = "live edit: " + err.Error()
-		return resp
+	repls := make([]*replication.Replicator, len(games))
+	for i, g := range games {
+		if repls[i], err = s.newReplicator(g); err != nil {
+			resp.Error = "live edit: " + err.Error()
+			return resp
+		}
 	}
 	s.edits++
-	s.world, s.tables, s.edited, s.repl = w, files, edited, repl
+	s.world, s.tables, s.edited = w, files, edited
+	for i, r := range s.regions {
+		r.game, r.repl, r.name = games[i], repls[i], w.Regions[i].Name
+	}
 	sum := protocol.HashConfigFiles(files)
 	s.hash = sum[:]
-	f := s.game.Frame()
+	f := s.frameNumber()
 	for _, o := range s.sessions {
-		if o.joined {
-			s.repl.Attach(&o.view) // holds nothing of the new game yet
+		if o.joined && o.reg != nil {
+			o.reg.repl.Attach(&o.view) // holds nothing of the new game yet
+			o.replies = append(o.replies, s.regionChange(o.reg))
 		}
-		o.replies = append(o.replies, &pb.NetMessageRegionChange{RegionId: s.region, Tables: s.tables,
-			TablesHash: s.hash, ServerFrame: f})
 	}
 	s.log.Info("live edit applied", "session", c.id, "file", name, "frame", f)
 	return resp

@@ -75,7 +75,7 @@ func TestLiveEdit(t *testing.T) {
 	}
 	var s2 bool
 	s.inLoop(t, func() {
-		s2 = len(s.game.World().BlackoutZones(s.region)) > 0 && s.game.World().BlackoutZones(s.region)[0].Radius == 9
+		s2 = len(s.hub().World().BlackoutZones(s.hubID())) > 0 && s.hub().World().BlackoutZones(s.hubID())[0].Radius == 9
 	})
 	if !s2 {
 		t.Error("the game's world does not have the edited blackout zone")
@@ -121,7 +121,7 @@ func TestLiveEditRefusesConst(t *testing.T) {
 	}
 	snapshot := func() (st state) {
 		s.inLoop(t, func() {
-			c := s.game.World().Config
+			c := s.hub().World().Config
 			st = state{s.edits, slices.Clone(s.hash), len(s.tables), slices.Clone(c.Regions), slices.Clone(c.Cells)}
 		})
 		return st

@@ -33,6 +33,11 @@ type metrics struct {
 	inputsDropped *prometheus.CounterVec
 	storeSaves    prometheus.Counter
 	storeFailures prometheus.Counter
+	// Regions (regions.go): each region's share of a frame, and travel.
+	regionDuration *prometheus.HistogramVec
+	regionLateness *prometheus.HistogramVec
+	handoffs       *prometheus.CounterVec
+	handoffSeconds prometheus.Histogram
 }
 
 func newMetrics() *metrics {
@@ -67,9 +72,19 @@ func newMetrics() *metrics {
 			Help: "Avatar saves committed to the store."}),
 		storeFailures: prometheus.NewCounter(prometheus.CounterOpts{Name: "twinframe_store_save_failures_total",
 			Help: "Save attempts (batches) that failed and will be retried."}),
+		regionDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "twinframe_region_frame_duration_seconds",
+			Help: "Time a region's step and replication took in a frame (regions step in parallel).", Buckets: buckets}, []string{"region"}),
+		regionLateness: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "twinframe_region_frame_lateness_seconds",
+			Help: "How far past the frame's budget a region's work ended (0: within it).", Buckets: buckets}, []string{"region"}),
+		handoffs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "twinframe_region_handoffs_total",
+			Help: "Avatars handed from one region's game to another's, by result (ok, refused)."}, []string{"result"}),
+		handoffSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "twinframe_region_handoff_seconds",
+			Help: "Server time one handoff took (pack, unpack, view and save queued).",
+			Buckets: []float64{.00001, .00002, .00005, .0001, .0002, .0005, .001, .002, .005}}),
 	}
 	for _, c := range []prometheus.Collector{m.frameDuration, m.frameLateness, m.framesDropped, m.sessions,
 		m.bytesIn, m.bytesOut, m.messagesIn, m.messagesOut, m.disconnects, m.xdumps, m.inputsDropped, m.storeSaves, m.storeFailures,
+		m.regionDuration, m.regionLateness, m.handoffs, m.handoffSeconds,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}
@@ -110,20 +125,48 @@ func (m *metrics) disconnectCount(reason string) uint64 {
 
 func (m *metrics) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }
 
-// timingRing keeps the last frames' reports for the status page.
+// timingRing keeps the last frames' reports for the status page, with each
+// region's share of them.
 type timingRing struct {
 	mu   sync.Mutex
 	r    [200]frameclock.Report
+	regs [200][]regionSample // beside r: one sample per region, in region order
 	n    int
 	last frameclock.Report
 }
 
-func (t *timingRing) add(r frameclock.Report) {
+// regionSample is a region's share of one frame.
+type regionSample struct {
+	Duration, Lateness time.Duration
+}
+
+func (t *timingRing) add(r frameclock.Report, regs []regionSample) {
 	t.mu.Lock()
-	t.r[t.n%len(t.r)] = r
+	i := t.n % len(t.r)
+	t.r[i] = r
+	t.regs[i] = append(t.regs[i][:0], regs...)
 	t.n++
 	t.last = r
 	t.mu.Unlock()
+}
+
+// regionSummary returns the median and 99th percentile of region k's durations
+// over the frames in the ring.
+func (t *timingRing) regionSummary(k int) (p50, p99 time.Duration) {
+	t.mu.Lock()
+	n := min(t.n, len(t.r))
+	d := make([]time.Duration, 0, n)
+	for i := range n {
+		if k < len(t.regs[i]) {
+			d = append(d, t.regs[i][k].Duration)
+		}
+	}
+	t.mu.Unlock()
+	if len(d) == 0 {
+		return 0, 0
+	}
+	slices.Sort(d)
+	return d[len(d)/2], d[min(len(d)-1, len(d)*99/100)]
 }
 
 // frameTimings summarizes the recent frames.

@@ -28,25 +28,25 @@ func TestIncrementalDump(t *testing.T) {
 	var t0 uint64
 	s.inLoop(t, func() {
 		var err error
-		if mover, err = s.game.Spawn(1, s.region, mgl32.Vec2{90, 136}, 0); err != nil {
+		if mover, err = s.hub().Spawn(1, s.hubID(), mgl32.Vec2{90, 136}, 0); err != nil {
 			t.Fatal(err)
 		}
-		if doomed, err = s.game.Spawn(3, s.region, mgl32.Vec2{100, 150}, 0); err != nil {
+		if doomed, err = s.hub().Spawn(3, s.hubID(), mgl32.Vec2{100, 150}, 0); err != nil {
 			t.Fatal(err)
 		}
 	})
-	s.inLoop(t, func() { t0 = s.game.Frame() })
+	s.inLoop(t, func() { t0 = s.hub().Frame() })
 	s.waitFrame(t, t0+1)
 	s.inLoop(t, func() {
-		if _, err := s.game.MoveAlongPath(mover, mgl32.Vec2{110, 140}); err != nil {
+		if _, err := s.hub().MoveAlongPath(mover, mgl32.Vec2{110, 140}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.game.Destroy(doomed); err != nil {
+		if err := s.hub().Destroy(doomed); err != nil {
 			t.Fatal(err)
 		}
 	})
 	var t1 uint64
-	s.inLoop(t, func() { t1 = s.game.Frame() })
+	s.inLoop(t, func() { t1 = s.hub().Frame() })
 	s.waitFrame(t, t1+2) // the mover has moved; replication has seen the destroy
 	q := "?timestamp>" + strconv.FormatUint(t0, 10)
 	_, ents := get(t, s.ts.URL+"/xdump?q=entity+*"+q, testToken)
@@ -118,12 +118,12 @@ func TestSparseUpdates(t *testing.T) {
 	}
 	var ghost sim.EntityID
 	s.inLoop(t, func() {
-		at := s.game.Entity(sim.EntityID(r.loginResult.PlayerEntityId)).Pos().Add(mgl32.Vec2{5, 0})
+		at := s.hub().Entity(sim.EntityID(r.loginResult.PlayerEntityId)).Pos().Add(mgl32.Vec2{5, 0})
 		var err error
-		if ghost, err = s.game.Spawn(2, s.region, at, 0); err != nil {
+		if ghost, err = s.hub().Spawn(2, s.hubID(), at, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.game.MoveAlongPath(ghost, at.Add(mgl32.Vec2{20, -20})); err != nil {
+		if _, err := s.hub().MoveAlongPath(ghost, at.Add(mgl32.Vec2{20, -20})); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -134,9 +134,9 @@ func TestSparseUpdates(t *testing.T) {
 	updates, frames, moving := 0, 0, 0
 	for frames < 60 {
 		s.inLoop(t, func() {
-			if e := s.game.Entity(ghost); e != nil {
+			if e := s.hub().Entity(ghost); e != nil {
 				if e.Mode() == sim.Idle {
-					_, _ = s.game.MoveAlongPath(ghost, e.Pos().Add(mgl32.Vec2{float32(frames%7) - 3, 4 - float32(frames%9)}))
+					_, _ = s.hub().MoveAlongPath(ghost, e.Pos().Add(mgl32.Vec2{float32(frames%7) - 3, 4 - float32(frames%9)}))
 				} else {
 					moving++
 				}
@@ -174,22 +174,22 @@ func TestRemoteEntitiesWalk(t *testing.T) {
 	var walkers []sim.EntityID
 	s.inLoop(t, func() {
 		s.paused = true
-		at := s.game.Entity(avatar).Pos()
+		at := s.hub().Entity(avatar).Pos()
 		// Two files of wanderers walking into each other, and a ghost crossing them.
 		for i := range 4 {
 			y := float32(i)*1.5 - 2
 			for _, side := range []float32{-1, 1} {
-				id, err := s.game.Spawn(1, s.region, at.Add(mgl32.Vec2{8 * side, y}), 0)
+				id, err := s.hub().Spawn(1, s.hubID(), at.Add(mgl32.Vec2{8 * side, y}), 0)
 				if err != nil {
 					continue
 				}
-				if _, err := s.game.MoveAlongPath(id, at.Add(mgl32.Vec2{-14 * side, y + side})); err == nil {
+				if _, err := s.hub().MoveAlongPath(id, at.Add(mgl32.Vec2{-14 * side, y + side})); err == nil {
 					walkers = append(walkers, id)
 				}
 			}
 		}
-		if id, err := s.game.Spawn(2, s.region, at.Add(mgl32.Vec2{0, -12}), 0); err == nil {
-			if _, err := s.game.MoveAlongPath(id, at.Add(mgl32.Vec2{3, 25})); err == nil {
+		if id, err := s.hub().Spawn(2, s.hubID(), at.Add(mgl32.Vec2{0, -12}), 0); err == nil {
+			if _, err := s.hub().MoveAlongPath(id, at.Add(mgl32.Vec2{3, 25})); err == nil {
 				walkers = append(walkers, id)
 			}
 		}
@@ -201,7 +201,7 @@ func TestRemoteEntitiesWalk(t *testing.T) {
 	updates, moved := 0, 0
 	for range 150 {
 		var target uint64
-		s.inLoop(t, func() { s.stepLeft, target = 1, s.game.Frame()+1 })
+		s.inLoop(t, func() { s.stepLeft, target = 1, s.hub().Frame()+1 })
 		for r.lastFrame < target {
 			p := c.next(wait)
 			r.apply(t, p)
@@ -213,12 +213,12 @@ func TestRemoteEntitiesWalk(t *testing.T) {
 		}
 		var bad string // found in the loop; reported here, on the test's goroutine
 		s.inLoop(t, func() {
-			if f := s.game.Frame(); f != target {
+			if f := s.hub().Frame(); f != target {
 				bad = fmt.Sprintf("the paused game is at frame %d, want %d", f, target)
 				return
 			}
 			for _, id := range walkers {
-				e := s.game.Entity(id)
+				e := s.hub().Entity(id)
 				if e == nil {
 					continue
 				}
@@ -292,7 +292,7 @@ func (lc *localClient) receive(t *testing.T) {
 func (lc *localClient) check(t *testing.T, s *Server) (n, ghosts int) {
 	t.Helper()
 	for _, id := range lc.rep.IDs(nil) {
-		e := s.game.Entity(sim.EntityID(id))
+		e := s.hub().Entity(sim.EntityID(id))
 		if e == nil || sim.EntityID(id) == lc.c.avatar {
 			continue
 		}
@@ -303,7 +303,7 @@ func (lc *localClient) check(t *testing.T, s *Server) (n, ghosts int) {
 		st, _ := lc.rep.State(id)
 		if d := st.Position.Vec2().Sub(e.Pos()).Len(); d > replication.WalkTolerance+1e-3 {
 			t.Fatalf("frame %d: %s holds %d (prototype %d) at %v, %.3f m from the server's %v",
-				s.game.Frame(), lc.c.name, id, e.Prototype(), st.Position, d, e.Pos())
+				s.hub().Frame(), lc.c.name, id, e.Prototype(), st.Position, d, e.Pos())
 		}
 	}
 	return n, ghosts
@@ -315,16 +315,16 @@ func (lc *localClient) check(t *testing.T, s *Server) (n, ghosts int) {
 func blockedWanderer(t *testing.T, s *Server, home mgl32.Vec2) []sim.EntityID {
 	t.Helper()
 	for _, d := range []mgl32.Vec2{{0, 1}, {1, 0}, {0, -1}, {-1, 0}} {
-		dummy, err := s.game.Spawn(3, s.region, home.Add(d.Mul(6)), 0)
+		dummy, err := s.hub().Spawn(3, s.hubID(), home.Add(d.Mul(6)), 0)
 		if err != nil {
 			continue
 		}
-		w, err := s.game.Spawn(1, s.region, home.Add(d.Mul(2)), 0)
+		w, err := s.hub().Spawn(1, s.hubID(), home.Add(d.Mul(2)), 0)
 		if err != nil {
-			must(t, s.game.Destroy(dummy))
+			must(t, s.hub().Destroy(dummy))
 			continue
 		}
-		must(t, s.game.MoveTo(w, home.Add(d.Mul(10))))
+		must(t, s.hub().MoveTo(w, home.Add(d.Mul(10))))
 		return []sim.EntityID{dummy, w}
 	}
 	t.Fatalf("no room round %v for a dummy and a wanderer", home)
@@ -336,7 +336,7 @@ func teleportNear(t *testing.T, s *Server, id sim.EntityID, home mgl32.Vec2) {
 	t.Helper()
 	var err error
 	for _, d := range []mgl32.Vec2{{3, 0}, {-3, 0}, {0, 3}, {0, -3}} {
-		if err = s.game.Teleport(id, home.Add(d)); err == nil {
+		if err = s.hub().Teleport(id, home.Add(d)); err == nil {
 			return
 		}
 	}
@@ -353,23 +353,23 @@ func teleportNear(t *testing.T, s *Server, id sim.EntityID, home mgl32.Vec2) {
 func TestWalkedCopiesOfEveryClient(t *testing.T) {
 	s := benchServer(t, nil)
 	a := joinLocal(t, s, "ivy")
-	home := s.game.Entity(a.c.avatar).Pos()
+	home := s.hub().Entity(a.c.avatar).Pos()
 	// Places to go far away to: the spawn points and the corners of the region.
-	reg := s.game.Region(s.region)
+	reg := s.hub().Region(s.hubID())
 	bb := reg.Mesh().Bounds()
 	far := append(slices.Clone(reg.SpawnPoints()), bb.Min.Add(mgl32.Vec2{5, 5}), bb.Max.Sub(mgl32.Vec2{5, 5}),
 		mgl32.Vec2{bb.Min[0] + 5, bb.Max[1] - 5}, mgl32.Vec2{bb.Max[0] - 5, bb.Min[1] + 5})
 	goAway := func() {
 		for _, p := range far {
-			if p.Sub(home).Len() > s.cfg.AOI.Remove+30 && s.game.Teleport(a.c.avatar, p) == nil {
+			if p.Sub(home).Len() > s.cfg.AOI.Remove+30 && s.hub().Teleport(a.c.avatar, p) == nil {
 				return
 			}
 		}
 		t.Fatalf("nowhere to go far from %v", home)
 	}
 	// Ghosts walk through each other; blocking wanderers bump and stall.
-	keepWalking := walkers(t, s.game, s.region, home, 2, 12, 5)
-	keepBumping := walkers(t, s.game, s.region, home, 1, 16, 6)
+	keepWalking := walkers(t, s.hub(), s.hubID(), home, 2, 12, 5)
+	keepBumping := walkers(t, s.hub(), s.hubID(), home, 1, 16, 6)
 	clients := []*localClient{a}
 	held, checked := 0, 0
 	var bumped []sim.EntityID
@@ -380,7 +380,7 @@ func TestWalkedCopiesOfEveryClient(t *testing.T) {
 			// (in the first direction from home where both have room).
 			bumped = blockedWanderer(t, s, home)
 		case 80:
-			if e := s.game.Entity(bumped[1]); e == nil || e.Pos().Sub(home).Len() > 7 || e.Mode() == sim.Idle {
+			if e := s.hub().Entity(bumped[1]); e == nil || e.Pos().Sub(home).Len() > 7 || e.Mode() == sim.Idle {
 				t.Fatalf("the wanderer is not blocked by the dummy: %v", e)
 			}
 			jay := joinLocal(t, s, "jay")
@@ -389,12 +389,13 @@ func TestWalkedCopiesOfEveryClient(t *testing.T) {
 		case 100:
 			goAway()
 		case 180:
-			must(t, s.game.Teleport(a.c.avatar, home))
+			must(t, s.hub().Teleport(a.c.avatar, home))
 		}
 		keepWalking()
 		keepBumping()
-		must(t, s.game.Step())
-		s.replicate(true)
+		must(t, s.hub().Step())
+		s.prepareRegions(true, s.cfg.Clock.Now())
+		s.replicate()
 		for _, lc := range clients {
 			lc.receive(t)
 			n, ghosts := lc.check(t, s)
@@ -405,7 +406,7 @@ func TestWalkedCopiesOfEveryClient(t *testing.T) {
 					held += ghosts
 				case 179:
 					if ghosts > 0 {
-						t.Errorf("frame %d: ivy holds %d ghosts far away", s.game.Frame(), ghosts)
+						t.Errorf("frame %d: ivy holds %d ghosts far away", s.hub().Frame(), ghosts)
 					}
 				}
 			}
@@ -431,8 +432,8 @@ func must(t testing.TB, err error) {
 func TestNewHolderJoinsTheWalkedCopy(t *testing.T) {
 	s := benchServer(t, nil)
 	ivy := joinLocal(t, s, "ivy")
-	home := s.game.Entity(ivy.c.avatar).Pos()
-	keepWalking := walkers(t, s.game, s.region, home, 2, 12, 5) // ghosts: no collision corrects them
+	home := s.hub().Entity(ivy.c.avatar).Pos()
+	keepWalking := walkers(t, s.hub(), s.hubID(), home, 2, 12, 5) // ghosts: no collision corrects them
 	var jay *localClient
 	since := map[uint64]uint64{} // the frame jay's current hold of each id began
 	compared := 0
@@ -442,14 +443,15 @@ func TestNewHolderJoinsTheWalkedCopy(t *testing.T) {
 			teleportNear(t, s, jay.c.avatar, home)
 		}
 		keepWalking()
-		must(t, s.game.Step())
-		s.replicate(true)
+		must(t, s.hub().Step())
+		s.prepareRegions(true, s.cfg.Clock.Now())
+		s.replicate()
 		ivy.receive(t)
 		if jay == nil {
 			continue
 		}
 		jay.receive(t)
-		f := s.game.Frame()
+		f := s.hub().Frame()
 		held := jay.rep.IDs(nil)
 		for id := range since {
 			if !slices.Contains(held, id) {

@@ -19,7 +19,10 @@ import (
 
 // packAvatar returns the save of c's avatar: the entity's Database archive.
 func (s *Server) packAvatar(c *session) (store.Save, bool) {
-	e := s.game.Entity(c.avatar)
+	if c.reg == nil {
+		return store.Save{}, false
+	}
+	e := c.reg.game.Entity(c.avatar)
 	if e == nil || c.playerID == 0 {
 		return store.Save{}, false
 	}
@@ -29,7 +32,7 @@ func (s *Server) packAvatar(c *session) (store.Save, bool) {
 		s.log.Error("pack avatar", "name", c.name, "err", err)
 		return store.Save{}, false
 	}
-	return store.Save{PlayerID: c.playerID, Avatar: a.Bytes(), Frame: s.game.Frame()}, true
+	return store.Save{PlayerID: c.playerID, Avatar: a.Bytes(), Frame: s.frameNumber()}, true
 }
 
 // unpackAvatar reads a saved avatar (a sim.Entity Database archive).
@@ -47,48 +50,57 @@ func unpackAvatar(b []byte) (*sim.Entity, error) {
 }
 
 // spawnAvatar gives player its avatar: the saved one (a Database archive) restored
-// with its position, yaw, speed and move, or a new one at a spawn point of the region
-// when there is no save or it does not restore. Either way the player owns it.
-func (s *Server) spawnAvatar(saved []byte, player int64) (sim.EntityID, error) {
+// in the region it was saved in, with its position, yaw, speed and move, or a new one
+// at a spawn point of the first region when there is no save or it does not
+// restore. Either way the player owns it.
+func (s *Server) spawnAvatar(saved []byte, player int64) (*region, sim.EntityID, error) {
 	owner := ownerOf(player)
 	if len(saved) > 0 {
-		id, err := s.restoreAvatar(saved)
+		r, id, err := s.restoreAvatar(saved)
 		if err == nil {
-			return id, s.game.SetOwner(id, owner)
+			return r, id, r.game.SetOwner(id, owner)
 		}
 		s.log.Warn("saved avatar not restored; spawning a new one", "player", player, "err", err)
 	}
-	id, err := s.spawnAtPoints(int(s.nextID.Load()))
+	r := s.regions[0]
+	id, err := s.spawnAtPoints(r, int(s.nextID.Load()))
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	return id, s.game.SetOwner(id, owner)
+	return r, id, r.game.SetOwner(id, owner)
 }
 
-// spawnAtPoints spawns a new avatar near the region's spawn points, from the first-th
-// (round robin over sessions) on: a point whose neighbourhood is full (a crowd
-// standing at it) passes the avatar to the next one rather than refusing the login.
-func (s *Server) spawnAtPoints(first int) (sim.EntityID, error) {
-	pts := s.game.Region(s.region).SpawnPoints()
+// spawnAtPoints spawns a new avatar near r's spawn points, from the first-th (round
+// robin over sessions) on: a point whose neighbourhood is full (a crowd standing at
+// it) passes the avatar to the next one rather than refusing the login.
+func (s *Server) spawnAtPoints(r *region, first int) (sim.EntityID, error) {
+	pts := r.game.Home().SpawnPoints()
 	if len(pts) == 0 {
-		return s.game.Spawn(AvatarPrototype, s.region, mgl32.Vec2{}, 0)
+		return r.game.Spawn(AvatarPrototype, r.id, mgl32.Vec2{}, 0)
 	}
 	var err error
 	for k := range pts {
 		var id sim.EntityID
-		if id, err = s.game.Spawn(AvatarPrototype, s.region, pts[(first+k)%len(pts)], 0); err == nil {
+		if id, err = r.game.Spawn(AvatarPrototype, r.id, pts[(first+k)%len(pts)], 0); err == nil {
 			return id, nil
 		}
 	}
 	return 0, err
 }
 
-func (s *Server) restoreAvatar(saved []byte) (sim.EntityID, error) {
+// restoreAvatar restores a saved avatar into the game of the region it was saved
+// in.
+func (s *Server) restoreAvatar(saved []byte) (*region, sim.EntityID, error) {
 	e, err := unpackAvatar(saved)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	return s.game.Restore(e)
+	r := s.regionByID(e.Region())
+	if r == nil {
+		return nil, 0, fmt.Errorf("%w: the save's region %d is not in the world", ErrNoTarget, e.Region())
+	}
+	id, err := r.game.Restore(e)
+	return r, id, err
 }
 
 // ownerOf returns the sim owner of a player's entities: the store's player id, or -1

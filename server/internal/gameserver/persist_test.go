@@ -31,7 +31,7 @@ func TestRestoredAvatarWalksOn(t *testing.T) {
 	var start, target mgl32.Vec2
 	s.inLoop(t, func() {
 		player = s.byName["carol"].playerID
-		e := s.game.Entity(avatar)
+		e := s.hub().Entity(avatar)
 		start = e.Pos()
 		target = farthestWalkable(s.Server, start)
 		if e.Owner() != ownerOf(player) || e.Owner() < 0 {
@@ -75,7 +75,7 @@ func TestRestoredAvatarWalksOn(t *testing.T) {
 	restored := sim.EntityID(r2.loginResult.PlayerEntityId)
 	var first mgl32.Vec2
 	s2.inLoop(t, func() {
-		e := s2.game.Entity(restored)
+		e := s2.hub().Entity(restored)
 		if e == nil {
 			t.Fatal("no restored avatar in the game")
 		}
@@ -91,7 +91,7 @@ func TestRestoredAvatarWalksOn(t *testing.T) {
 		// Frames ran between the login and this check: the avatar walked on (facing its
 		// motion, which rounds a little differently from the saved yaw).
 		first = e.Pos()
-		if d := first.Sub(saved.Pos()).Len(); d > float32(s2.game.Frame())*e.Speed()*sim.FrameSeconds+0.01 {
+		if d := first.Sub(saved.Pos()).Len(); d > float32(s2.hub().Frame())*e.Speed()*sim.FrameSeconds+0.01 {
 			t.Errorf("restored at %v, %.2f m from the saved %v", first, d, saved.Pos())
 		}
 	})

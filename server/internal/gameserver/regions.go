@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twinframe/twinframe/server/internal/frameclock"
+	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
@@ -64,6 +66,29 @@ func (s *Server) newRegions(w *world.World) ([]*region, error) {
 	return rs, nil
 }
 
+// regionIDs returns the regions' ids in order.
+func (s *Server) regionIDs() []int32 {
+	ids := make([]int32, len(s.regions))
+	for i, r := range s.regions {
+		ids[i] = r.id
+	}
+	return ids
+}
+
+// regionSamples measures each region's share of the frame just reported: its
+// busy time, and how far past the frame's deadline its work ended. It also feeds
+// the per-region metrics.
+func (s *Server) regionSamples(rep frameclock.Report) []regionSample {
+	s.samples = s.samples[:0]
+	for _, r := range s.regions {
+		late := max(0, rep.Lateness+r.doneAt-s.cfg.Period)
+		s.samples = append(s.samples, regionSample{Duration: r.busy, Lateness: late})
+		s.metrics.regionDuration.WithLabelValues(r.name).Observe(r.busy.Seconds())
+		s.metrics.regionLateness.WithLabelValues(r.name).Observe(late.Seconds())
+	}
+	return s.samples
+}
+
 // regionByID returns the region with id, or nil.
 func (s *Server) regionByID(id int32) *region {
 	for _, r := range s.regions {
@@ -115,8 +140,10 @@ func (s *Server) parallel(fn func(r *region)) {
 }
 
 // stepRegions applies each region's due inputs and steps its game, the regions in
-// parallel. It returns the step's start, from which each region's doneAt counts.
-func (s *Server) stepRegions() time.Time {
+// parallel. It returns the step's start on the loop's clock, from which each
+// region's doneAt counts (the clock, not the wall: a headless run's reports must
+// not depend on the machine).
+func (s *Server) stepRegions() time.Duration {
 	for _, r := range s.regions {
 		r.sessions = r.sessions[:0]
 	}
@@ -125,9 +152,10 @@ func (s *Server) stepRegions() time.Time {
 			c.reg.sessions = append(c.reg.sessions, c)
 		}
 	}
-	start := time.Now()
+	clk := s.cfg.Clock
+	start := clk.Now()
 	s.parallel(func(r *region) {
-		t0 := time.Now()
+		t0 := clk.Now()
 		f := r.game.Frame() + 1
 		for _, c := range r.sessions {
 			s.applyInputs(c, f)
@@ -138,23 +166,24 @@ func (s *Server) stepRegions() time.Time {
 		for _, rj := range r.game.Rejected() {
 			s.log.Debug("input rejected", "region", r.name, "entity", rj.Input.Entity, "err", rj.Err)
 		}
-		r.busy = time.Since(t0)
+		r.busy = clk.Now() - t0
 	})
 	return start
 }
 
 // prepareRegions computes each region's replication of the frame, in parallel.
-func (s *Server) prepareRegions(stepped bool, start time.Time) {
+func (s *Server) prepareRegions(stepped bool, start time.Duration) {
+	clk := s.cfg.Clock
 	s.parallel(func(r *region) {
-		t0 := time.Now()
+		t0 := clk.Now()
 		r.repl.Prepare(stepped)
 		r.draw = nil
 		if stepped {
-			r.busy += time.Since(t0)
+			r.busy += clk.Now() - t0
 		} else {
-			r.busy = time.Since(t0)
+			r.busy = clk.Now() - t0
 		}
-		r.doneAt = time.Since(start)
+		r.doneAt = clk.Now() - start
 	})
 }
 
@@ -162,7 +191,6 @@ func (s *Server) prepareRegions(stepped bool, start time.Time) {
 var (
 	ErrNoTarget  = errors.New("gameserver: no such region or marker")
 	ErrNoAvatar  = errors.New("gameserver: the player has no avatar in the game")
-	ErrSameSpot  = errors.New("gameserver: the avatar is already there")
 	errHandoffIn = errors.New("gameserver: the target game refused the avatar")
 )
 
@@ -209,19 +237,19 @@ func (s *Server) handoff(c *session, to, marker int32) error {
 		return ErrNoAvatar
 	case target == nil:
 		return fmt.Errorf("%w: region %d", ErrNoTarget, to)
-	case !target.game.HasMarker(marker):
+	case !hasMarker(target.game, marker):
 		return fmt.Errorf("%w: marker %d in region %q", ErrNoTarget, marker, target.name)
 	}
-	t0 := time.Now()
+	t0 := s.cfg.Clock.Now()
 	b, err := from.game.Emigrate(c.avatar)
 	if err != nil {
 		return err
 	}
 	id, err := target.game.Immigrate(b, marker)
 	if err != nil {
-		// The target refused what the source packed: put the avatar back where it
-		// was, the same entity, so that nothing is half moved.
-		if _, back := from.game.Return(b); back != nil {
+		// The target refused what the source packed (which the checks above make
+		// impossible): restore the avatar into the source, so that nobody is lost.
+		if back := s.putBack(c, from, b); back != nil {
 			s.log.Error("handoff: the avatar could not be put back", "name", c.name, "err", back)
 			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "lost in a handoff")
 		}
@@ -238,9 +266,35 @@ func (s *Server) handoff(c *session, to, marker int32) error {
 		s.saver.queue(sv) // the region is part of the save
 	}
 	s.metrics.handoffs.WithLabelValues("ok").Inc()
-	s.metrics.handoffSeconds.Observe(time.Since(t0).Seconds())
+	s.metrics.handoffSeconds.Observe((s.cfg.Clock.Now() - t0).Seconds())
 	s.log.Info("travel", "name", c.name, "avatar", id, "from", from.name, "to", target.name, "marker", marker,
 		"frame", s.frameNumber())
+	return nil
+}
+
+func hasMarker(g *sim.Game, marker int32) bool {
+	_, ok := g.MarkerPos(marker)
+	return ok
+}
+
+// putBack restores an avatar packed by Emigrate into the region it left.
+func (s *Server) putBack(c *session, r *region, b []byte) error {
+	u, err := archive.NewUnpacker(archive.Migration, b)
+	if err != nil {
+		return err
+	}
+	var e sim.Entity
+	u.TransferObject(&e)
+	if err := u.Done(); err != nil {
+		return err
+	}
+	id, err := r.game.Restore(&e)
+	if err != nil {
+		return err
+	}
+	c.avatar = id
+	c.view.SetAvatar(id)
+	r.repl.Forget(&c.view)
 	return nil
 }
 
@@ -262,7 +316,11 @@ func (s *Server) teleport(m *pb.NetMessageDebugCommand) error {
 		return fmt.Errorf("%w: region %d", ErrNoTarget, m.GetRegion())
 	}
 	if target == c.reg {
-		return target.game.Teleport(c.avatar, m.GetMarker())
+		p, ok := target.game.MarkerPos(m.GetMarker())
+		if !ok {
+			return fmt.Errorf("%w: marker %d in region %q", ErrNoTarget, m.GetMarker(), target.name)
+		}
+		return target.game.Teleport(c.avatar, p)
 	}
 	return s.handoff(c, m.GetRegion(), m.GetMarker())
 }

@@ -2,6 +2,7 @@ package gameserver
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
@@ -10,29 +11,33 @@ import (
 	"github.com/twinframe/twinframe/shared/world"
 )
 
-// newReplicator returns the replicator of the server's game, with the server's
-// replication settings.
-func (s *Server) newReplicator() (*replication.Replicator, error) {
-	return replication.New(s.game, replication.Config{
+// newReplicator returns the replicator of g, with the server's replication
+// settings.
+func (s *Server) newReplicator(g *sim.Game) (*replication.Replicator, error) {
+	return replication.New(g, replication.Config{
 		AOI: s.cfg.AOI, AOIMove: s.cfg.AOIMove, AOIRefresh: s.cfg.AOIRefresh, MaxInputLead: s.cfg.MaxInputLead,
 		RefreshFrames: s.cfg.RefreshFrames, EveryFrameUpdates: s.cfg.EveryFrameUpdates, Logger: s.log,
 	})
 }
 
-// replicate builds and queues every session's packet for the frame just run
-// (shared/replication decides what each client gets).
-func (s *Server) replicate(stepped bool) {
-	s.repl.Prepare(stepped)
-	f := s.game.Frame()
-	for _, g := range s.repl.Gone() {
-		s.addLost(world.Lost{ID: int64(g.ID), Region: g.Region, Timestamp: int64(f)})
+// replicate builds and queues every session's packet for the frame just run, from
+// its region's replication (prepareRegions; shared/replication decides what each
+// client gets).
+func (s *Server) replicate() {
+	f := s.frameNumber()
+	for _, r := range s.regions {
+		for _, g := range r.repl.Gone() {
+			if _, moved := slices.BinarySearch(s.travelled, uint64(g.ID)); !moved {
+				s.addLost(world.Lost{ID: int64(g.ID), Region: g.Region, Timestamp: int64(f)})
+			}
+		}
 	}
-	var draw *pb.NetMessageDebugDraw
 	for _, c := range s.sessions {
-		if c.closed() {
+		if c.closed() || c.reg == nil {
 			continue
 		}
-		err := s.repl.Write(&s.pk, &c.view, replication.Frame{Paused: s.paused, Replies: c.replies})
+		r := c.reg
+		err := r.repl.Write(&s.pk, &c.view, replication.Frame{Paused: s.paused, Replies: c.replies})
 		clear(c.replies)
 		c.replies = c.replies[:0]
 		if errors.Is(err, replication.ErrPacketFull) {
@@ -40,24 +45,24 @@ func (s *Server) replicate(stepped bool) {
 			continue
 		}
 		if c.draw {
-			if draw == nil {
-				draw = s.debugDraw()
+			if r.draw == nil {
+				r.draw = debugDraw(r.game)
 			}
-			_ = s.pk.Append(draw)
+			_ = s.pk.Append(r.draw)
 		}
 		s.queue(c, &s.pk)
 	}
 }
 
-// debugDraw records the sweeps of the frame just stepped, drawn as the simulation
-// draws them for every viewer.
-func (s *Server) debugDraw() *pb.NetMessageDebugDraw {
+// debugDraw records the sweeps of the frame just stepped in g, drawn as the
+// simulation draws them for every viewer.
+func debugDraw(g *sim.Game) *pb.NetMessageDebugDraw {
 	var r protocol.DrawRecorder
-	sim.DebugDraw(&r, s.game, sim.DrawOptions{Sweeps: true, Region: -1, SweepFrame: s.game.Frame()})
+	sim.DebugDraw(&r, g, sim.DrawOptions{Sweeps: true, Region: -1, SweepFrame: g.Frame()})
 	if r.Msg == nil {
 		r.Msg = &pb.NetMessageDebugDraw{}
 	}
-	r.Msg.Frame = s.game.Frame()
+	r.Msg.Frame = g.Frame()
 	return r.Msg
 }
 

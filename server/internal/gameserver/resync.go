@@ -54,10 +54,10 @@ func (s *Server) resync(c *session, m *pb.NetMessageResyncRequest) bool {
 		return false
 	}
 	s.log.Info("resync", "session", c.id, "name", c.name, "reason", m.GetReason(),
-		"detail", m.GetDetail(), "clientFrame", m.GetServerFrame(), "frame", s.game.Frame())
+		"detail", m.GetDetail(), "clientFrame", m.GetServerFrame(), "frame", s.frameNumber())
 	// Forget the view: the next packet recomputes the AOI from nothing and
 	// creates everything in it, the avatar included.
-	s.repl.Forget(&c.view)
+	c.reg.repl.Forget(&c.view)
 	s.sendRegion(c)
 	return !c.closed()
 }
@@ -65,8 +65,8 @@ func (s *Server) resync(c *session, m *pb.NetMessageResyncRequest) bool {
 // sendRegion queues the packet a session gets when it joins: its login result
 // and the region change (the configuration tables and their hash).
 func (s *Server) sendRegion(c *session) {
-	f := s.game.Frame()
-	rc := &pb.NetMessageRegionChange{RegionId: s.region, Tables: s.tables, TablesHash: s.hash, ServerFrame: f}
+	f := s.frameNumber()
+	rc := s.regionChange(c.reg)
 	lr := &pb.NetMessageLoginResult{PlayerEntityId: uint64(c.avatar), Role: c.role, ServerFrame: f,
 		ProtocolVersion: protocol.Version, IssuedToken: c.issued}
 	c.issued = "" // once: a resync's login result does not repeat it

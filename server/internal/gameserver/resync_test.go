@@ -180,7 +180,7 @@ func TestResync(t *testing.T) {
 			s.inLoop(t, func() { s.paused = true })
 			var frame uint64
 			var view []uint64
-			s.inLoop(t, func() { frame, view = s.game.Frame(), slices.Clone(s.byName[name].view.Visible()) })
+			s.inLoop(t, func() { frame, view = s.hub().Frame(), slices.Clone(s.byName[name].view.Visible()) })
 			var held []uint64
 			for {
 				var at uint64

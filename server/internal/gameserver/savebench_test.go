@@ -14,13 +14,13 @@ import (
 // point (cells without a walkable spot skipped).
 func saveBenchServer(b *testing.B, n int) *Server {
 	s := benchServer(b, nil)
-	center := s.game.Region(s.region).SpawnPoints()[0]
+	center := s.hub().Region(s.hubID()).SpawnPoints()[0]
 	for i, k := 0, 0; i < n; k++ {
 		if k > 100*n {
 			b.Fatalf("placed %d of %d avatars", i, n)
 		}
 		at := center.Add(mgl32.Vec2{2 * float32(k%100-50), 2 * float32(k/100-50)})
-		id, err := s.game.Spawn(AvatarPrototype, s.region, at, 0)
+		id, err := s.hub().Spawn(AvatarPrototype, s.hubID(), at, 0)
 		if err != nil {
 			continue
 		}

@@ -102,17 +102,17 @@ func TestKillLosesAtMostSaveEvery(t *testing.T) {
 			if s == nil {
 				return
 			}
-			e := s.game.Entity(sim.EntityID(avatar.Load()))
+			e := s.hub().Entity(sim.EntityID(avatar.Load()))
 			if e == nil {
 				return
 			}
-			positions[s.game.Frame()] = e.Pos()
+			positions[s.hub().Frame()] = e.Pos()
 			if walking.Load() && e.Mode() == sim.Idle {
 				goal := goals[0]
 				if e.Pos().Sub(goal).Len() < 1 {
 					goal = goals[1]
 				}
-				if _, err := s.game.MoveAlongPath(e.ID(), goal); err != nil {
+				if _, err := s.hub().MoveAlongPath(e.ID(), goal); err != nil {
 					moveErr = err
 				}
 			}
@@ -125,10 +125,10 @@ func TestKillLosesAtMostSaveEvery(t *testing.T) {
 	c := s.loopSession(t, "kim")
 	var joined uint64
 	s.inLoop(t, func() {
-		e := s.game.Entity(c.avatar)
+		e := s.hub().Entity(c.avatar)
 		goals = [2]mgl32.Vec2{e.Pos(), farthestWalkable(s.Server, e.Pos())}
 		avatar.Store(uint64(c.avatar))
-		joined = s.game.Frame()
+		joined = s.hub().Frame()
 	})
 	maxLag := uint64(s.cfg.SaveEvery/s.cfg.Period) + 1
 	var checked int
@@ -149,7 +149,7 @@ func TestKillLosesAtMostSaveEvery(t *testing.T) {
 			if err = s.saver.waitIdle(); err != nil {
 				return
 			}
-			now = s.game.Frame()
+			now = s.hub().Frame()
 			p, err = s.cfg.Store.Player(context.Background(), "kim")
 			var want mgl32.Vec2
 			if want, atFrames = positions[p.SavedFrame]; atFrames && p.Avatar != nil {
@@ -178,7 +178,7 @@ func TestKillLosesAtMostSaveEvery(t *testing.T) {
 	}
 	// Standing still: one more save at most (the stop), then none.
 	walking.Store(false)
-	s.inLoop(t, func() { _ = s.game.Stop(c.avatar) })
+	s.inLoop(t, func() { _ = s.hub().Stop(c.avatar) })
 	for end := clk.Now() + 3*s.cfg.SaveEvery; clk.Now() < end; {
 		s.inLoop(t, func() {})
 	}
@@ -313,8 +313,8 @@ func TestStoreFullDegradesAndRecovers(t *testing.T) {
 	fillStore(t, s.cfg.Store)
 	var target mgl32.Vec2
 	s.inLoop(t, func() {
-		target = farthestWalkable(s.Server, s.game.Entity(c.avatar).Pos())
-		if _, err := s.game.MoveAlongPath(c.avatar, target); err != nil {
+		target = farthestWalkable(s.Server, s.hub().Entity(c.avatar).Pos())
+		if _, err := s.hub().MoveAlongPath(c.avatar, target); err != nil {
 			t.Fatal(err)
 		}
 		sv, _ := s.packAvatar(c)
@@ -353,7 +353,7 @@ func TestStoreFullDegradesAndRecovers(t *testing.T) {
 		sv, _ := s.packAvatar(c)
 		s.saver.queue(sv)
 		want = sv.Avatar
-		_ = s.game.Stop(c.avatar)
+		_ = s.hub().Stop(c.avatar)
 	})
 	if _, err := s.cfg.Store.LimitPages(context.Background(), 0); err != nil {
 		t.Fatal(err)
@@ -389,7 +389,7 @@ func TestShutdownReportsUnwrittenSaves(t *testing.T) {
 	c := s.loopSession(t, "mia")
 	fillStore(t, s.cfg.Store)
 	s.inLoop(t, func() {
-		if _, err := s.game.MoveAlongPath(c.avatar, farthestWalkable(s.Server, s.game.Entity(c.avatar).Pos())); err != nil {
+		if _, err := s.hub().MoveAlongPath(c.avatar, farthestWalkable(s.Server, s.hub().Entity(c.avatar).Pos())); err != nil {
 			t.Fatal(err)
 		}
 	})

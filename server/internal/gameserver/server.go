@@ -69,6 +69,9 @@ type Config struct {
 	XDumpAddrRate  float64
 	XDumpAddrBurst int
 	DumpWorkers    int // dumps encoded at once, off the frame loop (1)
+	// Workers is how many regions step at once (GOMAXPROCS): each region is its own
+	// game, and a frame steps them in parallel, then replicates.
+	Workers int
 	// Clients walk other entities along their replicated paths (replication.Remote),
 	// so by default their locomotion (Proximity policy) is sent only when the
 	// command changes (new path, goal, stop or speed), when they start, stop or
@@ -201,13 +204,14 @@ type Server struct {
 	limOnce sync.Once
 
 	// Owned by the loop.
-	game      *sim.Game
+	regions   []*region  // the world's regions, in table order; the first is where players enter
+	travelled []uint64   // avatars handed off this frame, ascending (regions.go)
+	samples   []regionSample
 	sessions  []*session // in join order
 	byName    map[string]*session
 	paused    bool
 	edits     int                     // live edits applied
 	stepLeft  uint32                  // frames to step while paused
-	repl      *replication.Replicator // what each session gets (replicate.go)
 	lost      []world.Lost
 	lastSave  time.Duration
 	timings   timingRing
@@ -243,22 +247,14 @@ func New(cfg Config) (*Server, error) {
 	if s.world, err = world.Load(cfg.Files); err != nil {
 		return nil, err
 	}
-	s.game, err = sim.New(s.world, &sim.Options{Seed: cfg.Seed, NoPopulation: cfg.NoPopulation})
-	if err != nil {
+	if s.regions, err = s.newRegions(s.world); err != nil {
 		return nil, err
 	}
-	if len(s.game.Regions()) == 0 {
-		return nil, fmt.Errorf("%w: the world has no region", ErrConfig)
-	}
-	s.region = s.game.Regions()[0].ID()
 	s.metrics = newMetrics()
 	s.dumpLimits = newDumpLimiter(&s.cfg)
 	s.dumpSem = make(chan struct{}, s.cfg.DumpWorkers)
 	s.saver = newSaver(cfg.Store, s.log, s.metrics)
 	s.pk.Limits = serverPacketLimits
-	if s.repl, err = s.newReplicator(); err != nil {
-		return nil, err
-	}
 	return s, nil
 }
 
@@ -294,7 +290,7 @@ func (s *Server) Run(ctx context.Context) error {
 			s.metrics.framesDropped.Add(float64(r.Dropped - dropped))
 			dropped = r.Dropped
 		}
-		s.timings.add(r)
+		s.timings.add(r, s.regionSamples(r))
 	})
 	if !errors.Is(err, frameclock.ErrStopped) {
 		s.log.Error("frame loop failed", "err", err)
@@ -391,26 +387,24 @@ func (s *Server) frame(loopFrame uint64) error {
 	s.kickIdle()
 
 	stepped := false
+	var start time.Duration
 	if !s.paused || s.stepLeft > 0 {
 		if s.paused {
 			s.stepLeft--
 		}
-		f := s.game.Frame() + 1
-		for _, c := range s.sessions {
-			s.applyInputs(c, f)
-		}
-		// 2–5: events, locomotion, physics, deferred work.
-		if err := s.game.Step(); err != nil {
-			s.log.Warn("step", "frame", f, "err", err)
-		}
-		for _, r := range s.game.Rejected() {
-			s.log.Debug("input rejected", "entity", r.Input.Entity, "err", r.Err)
-		}
+		// 2–5: events, locomotion, physics, deferred work, every region in
+		// parallel; then the avatars that entered a portal change region.
+		start = s.stepRegions()
+		s.travel()
 		stepped = true
+	} else {
+		start = s.cfg.Clock.Now()
+		s.travelled = s.travelled[:0]
 	}
 	// 6. Replication (with the loop's timings once a second).
 	s.queueFrameStats()
-	s.replicate(stepped)
+	s.prepareRegions(stepped, start)
+	s.replicate()
 	s.dispatchDumps()
 	s.onFrame(stepped)
 	if s.cfg.FrameWork != nil {
@@ -431,7 +425,7 @@ func (s *Server) join(c *session, saved []byte) {
 	}
 	if old := s.byName[c.name]; old != nil && !old.closed() && old.avatar != 0 {
 		old.fail(pb.ErrorCode_ERROR_CODE_REPLACED, "a newer session logged in as "+c.name)
-		c.avatar, old.avatar = old.avatar, 0
+		c.reg, c.avatar, old.avatar = old.reg, old.avatar, 0
 		c.view.Resume(old.view.Ack())
 	}
 	if c.avatar == 0 && !s.admit(c) {
@@ -441,16 +435,16 @@ func (s *Server) join(c *session, saved []byte) {
 		if b, ok := s.saver.latest(c.playerID); ok {
 			saved = b
 		}
-		id, err := s.spawnAvatar(saved, c.playerID)
+		r, id, err := s.spawnAvatar(saved, c.playerID)
 		if err != nil {
 			s.log.Error("spawn avatar", "name", c.name, "err", err)
 			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "no room for an avatar")
 			return
 		}
-		c.avatar = id
+		c.reg, c.avatar = r, id
 	}
 	c.view.SetAvatar(c.avatar)
-	s.repl.Attach(&c.view)
+	c.reg.repl.Attach(&c.view)
 	s.byName[c.name] = c
 	s.sessions = append(s.sessions, c)
 	c.joined = true
@@ -469,7 +463,9 @@ func (s *Server) leave(c *session) {
 		return
 	}
 	c.joined = false
-	s.repl.Detach(&c.view)
+	if c.reg != nil {
+		c.reg.repl.Detach(&c.view)
+	}
 	if s.byName[c.name] == c {
 		delete(s.byName, c.name)
 	}
@@ -480,7 +476,7 @@ func (s *Server) leave(c *session) {
 	if sv, ok := s.packAvatar(c); ok {
 		s.saver.queue(sv)
 	}
-	if err := s.game.Destroy(c.avatar); err != nil {
+	if err := c.reg.game.Destroy(c.avatar); err != nil {
 		s.log.Warn("destroy avatar", "avatar", c.avatar, "err", err)
 	}
 	c.avatar = 0

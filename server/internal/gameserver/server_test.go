@@ -96,7 +96,7 @@ func TestJoinMoveRestore(t *testing.T) {
 	// Walk to the far corner of the region.
 	var start, target mgl32.Vec2
 	s.inLoop(t, func() {
-		start = s.game.Entity(sim.EntityID(avatar)).Pos()
+		start = s.hub().Entity(sim.EntityID(avatar)).Pos()
 		target = farthestWalkable(s.Server, start)
 	})
 	if target.Sub(start).Len() < 2*s.cfg.AOI.Remove {
@@ -152,7 +152,7 @@ func TestJoinMoveRestore(t *testing.T) {
 		r.apply(t, c.next(wait))
 	}
 	var left mgl32.Vec2
-	s.inLoop(t, func() { left = s.game.Entity(sim.EntityID(avatar)).Pos() })
+	s.inLoop(t, func() { left = s.hub().Entity(sim.EntityID(avatar)).Pos() })
 	c.close()
 	s.stop(t)
 
@@ -176,7 +176,7 @@ func TestJoinMoveRestore(t *testing.T) {
 // farthestWalkable returns the spawn point or walkable prop-free point farthest
 // from p (in the loop).
 func farthestWalkable(s *Server, p mgl32.Vec2) mgl32.Vec2 {
-	r := s.game.Region(s.region)
+	r := s.hub().Region(s.hubID())
 	best := p
 	for _, q := range r.SpawnPoints() {
 		if q.Sub(p).Len() > best.Sub(p).Len() {

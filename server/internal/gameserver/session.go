@@ -50,6 +50,7 @@ type session struct {
 
 	// Loop-owned.
 	joined  bool
+	reg     *region // where the avatar is
 	avatar  sim.EntityID
 	view    replication.View // inputs and what the client holds
 	replies []proto.Message
@@ -556,7 +557,7 @@ func (s *Server) drain(c *session) {
 			c.fail(pb.ErrorCode_ERROR_CODE_FLOOD, "too many pending inputs")
 			return
 		}
-		if err := c.view.Queue(in, s.game.Frame()+1, s.repl.Config().MaxInputLead); err != nil {
+		if err := c.view.Queue(in, s.frameNumber()+1, s.cfg.MaxInputLead); err != nil {
 			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, err.Error()) // InSequence said yes
 			return
 		}
@@ -569,7 +570,7 @@ func (s *Server) request(c *session, m proto.Message) bool {
 	switch m := m.(type) {
 	case *pb.NetMessagePing:
 		c.replies = append(c.replies, &pb.NetMessagePong{ClientTimeMicros: m.GetClientTimeMicros(),
-			ClientFrame: m.GetClientFrame(), ServerFrame: s.game.Frame()})
+			ClientFrame: m.GetClientFrame(), ServerFrame: s.frameNumber()})
 	case *pb.NetMessageXDumpRequest:
 		s.xdumpRequest(c, m)
 	case *pb.NetMessageDebugCommand:
@@ -610,7 +611,7 @@ func (s *Server) dropInput(c *session) bool {
 
 // applyInputs enqueues the session's inputs due at frame f, in sequence order.
 func (s *Server) applyInputs(c *session, f uint64) {
-	c.view.Apply(s.game, c.avatar, f, func(in *replication.Input, err error) {
+	c.view.Apply(c.reg.game, c.avatar, f, func(in *replication.Input, err error) {
 		if err != nil {
 			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
 				Text: fmt.Sprintf("input %d: %v", in.Seq, err)})

@@ -13,14 +13,14 @@ import (
 func TestSpawnPassesFullPointOn(t *testing.T) {
 	t.Parallel()
 	s := benchServer(t, nil)
-	pts := s.game.Region(s.region).SpawnPoints()
+	pts := s.hub().Region(s.hubID()).SpawnPoints()
 	if len(pts) < 2 {
 		t.Fatalf("the default region has %d spawn points, want at least 2: the fixed default world is broken", len(pts))
 	}
 	// Fill the neighbourhood of point 0 until the game refuses one more there.
 	held := 0
 	for ; ; held++ {
-		if _, err := s.game.Spawn(AvatarPrototype, s.region, pts[0], 0); err != nil {
+		if _, err := s.hub().Spawn(AvatarPrototype, s.hubID(), pts[0], 0); err != nil {
 			if !errors.Is(err, sim.ErrNoSpace) {
 				t.Fatal(err)
 			}
@@ -30,11 +30,11 @@ func TestSpawnPassesFullPointOn(t *testing.T) {
 			t.Fatal("point 0 never filled")
 		}
 	}
-	id, err := s.spawnAtPoints(0)
+	id, err := s.spawnAtPoints(s.regions[0], 0)
 	if err != nil {
 		t.Fatalf("spawn after %d avatars around point 0: %v", held, err)
 	}
-	e := s.game.Entity(id)
+	e := s.hub().Entity(id)
 	if e == nil {
 		t.Fatalf("avatar %d not in the game", id)
 	}

@@ -22,7 +22,7 @@ type frameStats struct {
 // the last message, it queues one with their durations and lateness for every
 // session, to go out in the frame's packet.
 func (s *Server) queueFrameStats() {
-	m := s.timings.statsSince(&s.stats.sent, StatsEvery, s.cfg.Period)
+	m := s.timings.statsSince(&s.stats.sent, StatsEvery, s.cfg.Period, s.regionIDs())
 	if m == nil {
 		return
 	}
@@ -36,7 +36,7 @@ func (s *Server) queueFrameStats() {
 // statsSince returns the message for the reports after *sent once at least every
 // of them are in, and moves *sent past them; nil before. A backlog longer than
 // the ring or than protocol.MaxFrameStats sends only its newest reports.
-func (t *timingRing) statsSince(sent *int, every int, period time.Duration) *pb.NetMessageServerFrameStats {
+func (t *timingRing) statsSince(sent *int, every int, period time.Duration, regions []int32) *pb.NetMessageServerFrameStats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.n-*sent < every {
@@ -54,6 +54,19 @@ func (t *timingRing) statsSince(sent *int, every int, period time.Duration) *pb.
 		r := &t.r[i%len(t.r)]
 		m.DurationMicros = append(m.DurationMicros, micros(r.Duration))
 		m.LatenessMicros = append(m.LatenessMicros, micros(r.Lateness))
+	}
+	for k, id := range regions[:min(len(regions), protocol.MaxRegionTimings)] {
+		rt := &pb.NetStructRegionTiming{RegionId: id, DurationMicros: make([]uint32, 0, t.n-from),
+			LatenessMicros: make([]uint32, 0, t.n-from)}
+		for i := from; i < t.n; i++ {
+			var rs regionSample
+			if regs := t.regs[i%len(t.r)]; k < len(regs) {
+				rs = regs[k]
+			}
+			rt.DurationMicros = append(rt.DurationMicros, micros(rs.Duration))
+			rt.LatenessMicros = append(rt.LatenessMicros, micros(rs.Lateness))
+		}
+		m.Regions = append(m.Regions, rt)
 	}
 	*sent = t.n
 	return m

@@ -69,25 +69,40 @@ func TestStatsSince(t *testing.T) {
 	t.Parallel()
 	var ring timingRing
 	sent := 0
+	// More regions than a message carries timings of.
+	regions := make([]int32, protocol.MaxRegionTimings+4)
+	for i := range regions {
+		regions[i] = int32(i * 10)
+	}
 	add := func(n int) {
 		for range n {
 			f := uint64(ring.n)
-			ring.add(frameclock.Report{Frame: f, Duration: time.Duration(f) * time.Microsecond, Lateness: 2 * time.Microsecond, Dropped: f / 10})
+			regs := make([]regionSample, len(regions))
+			for k := range regs {
+				regs[k] = regionSample{Duration: time.Duration(int(f)+k) * time.Microsecond, Lateness: time.Duration(k) * time.Microsecond}
+			}
+			ring.add(frameclock.Report{Frame: f, Duration: time.Duration(f) * time.Microsecond, Lateness: 2 * time.Microsecond, Dropped: f / 10}, regs)
 		}
 	}
 	add(StatsEvery - 1)
-	if m := ring.statsSince(&sent, StatsEvery, 50*time.Millisecond); m != nil {
+	if m := ring.statsSince(&sent, StatsEvery, 50*time.Millisecond, regions); m != nil {
 		t.Fatalf("a message before %d frames: %v", StatsEvery, m)
 	}
 	add(1)
-	m := ring.statsSince(&sent, StatsEvery, 50*time.Millisecond)
+	m := ring.statsSince(&sent, StatsEvery, 50*time.Millisecond, regions)
 	if m == nil || m.Frame != 0 || len(m.DurationMicros) != StatsEvery || m.DurationMicros[5] != 5 || m.LatenessMicros[5] != 2 ||
 		m.PeriodMicros != 50_000 || m.DroppedFrames != uint64(StatsEvery-1)/10 {
 		t.Fatalf("first message %v", m)
 	}
+	if len(m.Regions) != protocol.MaxRegionTimings {
+		t.Fatalf("timings of %d regions, want %d", len(m.Regions), protocol.MaxRegionTimings)
+	}
+	if r := m.Regions[3]; r.RegionId != 30 || len(r.DurationMicros) != StatsEvery || r.DurationMicros[5] != 8 || r.LatenessMicros[5] != 3 {
+		t.Fatalf("region timing %v", r)
+	}
 	// A backlog longer than a message holds: only the newest MaxFrameStats frames.
 	add(500)
-	m = ring.statsSince(&sent, StatsEvery, 50*time.Millisecond)
+	m = ring.statsSince(&sent, StatsEvery, 50*time.Millisecond, regions)
 	if m == nil || len(m.DurationMicros) != protocol.MaxFrameStats || m.Frame != uint64(ring.n-protocol.MaxFrameStats) ||
 		m.DurationMicros[protocol.MaxFrameStats-1] != uint32(ring.n-1) {
 		t.Fatalf("after a backlog: %v", m)

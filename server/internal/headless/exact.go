@@ -46,11 +46,18 @@ func (w *avatarWatch) onFrame(v gameserver.FrameView) {
 	defer w.mu.Unlock()
 	prev := w.now
 	w.now = make(map[sim.EntityID]avatarFrame, len(prev))
-	for _, e := range v.Game.Entities() {
+	for _, g := range v.Games {
+		w.watch(g, v.Frame, prev)
+	}
+}
+
+// watch records the avatars of one region's game.
+func (w *avatarWatch) watch(g *sim.Game, frame uint64, prev map[sim.EntityID]avatarFrame) {
+	for _, e := range g.Entities() {
 		if e.Prototype() != gameserver.AvatarPrototype {
 			continue
 		}
-		a := avatarFrame{frame: v.Frame, pos: e.Pos(), yaw: e.Yaw(), command: e.CommandFrame() == v.Frame,
+		a := avatarFrame{frame: frame, pos: e.Pos(), yaw: e.Yaw(), command: e.CommandFrame() == frame,
 			moving: e.Mode() != sim.Idle}
 		if path, _ := e.Path(); a.moving && len(path) > 0 {
 			a.end = path[len(path)-1]
@@ -65,7 +72,7 @@ func (w *avatarWatch) onFrame(v gameserver.FrameView) {
 		}
 		w.now[e.ID()] = a
 	}
-	for _, ev := range v.Game.Events() {
+	for _, ev := range g.Events() {
 		if ev.Kind != sim.OnCollide || ev.B == 0 {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,14 +156,27 @@ func TestCheckInvariants(t *testing.T) {
 	if !h.rep.OK || h.rep.InvariantChecks != 1 {
 		t.Fatalf("the default world fails: %+v", h.rep.Listed)
 	}
+	// The bad row goes after the hub's last entity, with the next id of the hub's
+	// block: ids ascend, and the regions' blocks follow each other.
 	lines := strings.Split(strings.TrimSuffix(good, "\n"), "\n")
-	row := strings.Fields(lines[1])
-	row[0], row[1], row[3], row[4] = "9999", "0", "-500", "-500" // id, prototype, x, y
+	last := 1
+	for i := 1; i < len(lines)-1; i++ {
+		if strings.Fields(lines[i])[2] == "0" { // region
+			last = i
+		}
+	}
+	row := strings.Fields(lines[last])
+	id, err := strconv.ParseInt(row[0], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row[0], row[1], row[3], row[4] = strconv.FormatInt(id+1, 10), "0", "-500", "-500" // id, prototype, x, y
 	n := len(lines) - 2
-	bad := strings.Join(lines[:len(lines)-1], "\n") + "\n" + strings.Join(row, " ") + fmt.Sprintf("\n/%d\n", n+1)
+	rows := slices.Insert(slices.Clone(lines[:len(lines)-1]), last+1, strings.Join(row, " "))
+	bad := strings.Join(rows, "\n") + fmt.Sprintf("\n/%d\n", n+1)
 	h.checkInvariants(bad)
 	if h.rep.OK || h.rep.Violations == 0 || h.rep.Listed[0].Check != "invariants" || h.rep.Listed[0].Invariant != "walkable" ||
-		h.rep.Listed[0].Entity != 9999 || !strings.Contains(h.rep.Listed[0].What, "outside walkable space") {
+		h.rep.Listed[0].Entity != uint64(id+1) || !strings.Contains(h.rep.Listed[0].What, "outside walkable space") {
 		t.Errorf("an avatar off the navmesh: %+v", h.rep.Listed)
 	}
 }

@@ -35,7 +35,9 @@ func (c *frameChecker) onFrame(v gameserver.FrameView) {
 	}
 	start := time.Now()
 	c.checks++
-	c.bad = append(c.bad, invariantViolations(v.Frame, v.Game.CheckInvariants())...)
+	for _, g := range v.Games {
+		c.bad = append(c.bad, invariantViolations(v.Frame, g.CheckInvariants())...)
+	}
 	c.spent += time.Since(start)
 }
 
@@ -117,7 +119,7 @@ func invariantViolations(f uint64, err error) []headlessViolation {
 // checkInvariants runs sim CheckInvariants on the state in a deity's dump of the
 // entity table: the default world's configuration with the dumped entities
 // (projectiles, which have no prototype to build them from, left out; the check
-// skips them anyway).
+// skips them anyway), one game per region.
 func (h *headlessRun) checkInvariants(text string) {
 	f := dumpFrame(text)
 	h.rep.InvariantChecks++
@@ -129,6 +131,9 @@ func (h *headlessRun) checkInvariants(text string) {
 		fail(err.Error())
 		return
 	}
+	// The dump replaces the world's initial state: it lists every region's
+	// entities, in id order, which interleaves them differently.
+	w.Entities = w.Entities[:0]
 	if err := w.Registry().Load("server.xdump", []byte(text)); err != nil {
 		fail("the server's dump does not load: " + err.Error())
 		return
@@ -141,12 +146,14 @@ func (h *headlessRun) checkInvariants(text string) {
 		}
 	}
 	w.Entities = w.Entities[:n]
-	g, err := sim.New(w, &sim.Options{NoPopulation: true})
-	if err != nil {
-		fail("the server's dump does not build a game: " + err.Error())
-		return
-	}
-	for _, v := range invariantViolations(f, g.CheckInvariants()) {
-		h.rep.violate(v)
+	for _, r := range w.Regions {
+		g, err := sim.New(w, &sim.Options{Region: r.ID, NoPopulation: true})
+		if err != nil {
+			fail(fmt.Sprintf("the server's dump does not build region %s: %v", r.Name, err))
+			return
+		}
+		for _, v := range invariantViolations(f, g.CheckInvariants()) {
+			h.rep.violate(v)
+		}
 	}
 }

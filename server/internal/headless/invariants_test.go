@@ -30,7 +30,7 @@ func TestFrameCheckerNamesInvariants(t *testing.T) {
 		if err := g.Step(); err != nil {
 			t.Fatal(err)
 		}
-		c.onFrame(gameserver.FrameView{Frame: g.Frame(), Game: g})
+		c.onFrame(gameserver.FrameView{Frame: g.Frame(), Games: []*sim.Game{g}})
 	}
 	step()
 	if n, bad := c.take(); n != 1 || len(bad) != 0 {
@@ -128,7 +128,7 @@ func TestFrameCheckerNamesProjectileRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	var c frameChecker
-	c.onFrame(gameserver.FrameView{Frame: h.Frame(), Game: h})
+	c.onFrame(gameserver.FrameView{Frame: h.Frame(), Games: []*sim.Game{h}})
 	n, bad := c.take()
 	if n != 1 || len(bad) != 1 {
 		t.Fatalf("%d checks, violations %+v", n, bad)
@@ -140,7 +140,7 @@ func TestFrameCheckerNamesProjectileRange(t *testing.T) {
 	if err := h.Step(); err != nil {
 		t.Fatal(err)
 	}
-	c.onFrame(gameserver.FrameView{Frame: h.Frame(), Game: h})
+	c.onFrame(gameserver.FrameView{Frame: h.Frame(), Games: []*sim.Game{h}})
 	if n, bad := c.take(); n != 1 || len(bad) != 0 {
 		t.Errorf("after a step: %d checks, %+v", n, bad)
 	}
