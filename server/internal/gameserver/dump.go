@@ -1,8 +1,8 @@
 package gameserver
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"

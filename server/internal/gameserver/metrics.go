@@ -79,7 +79,7 @@ func newMetrics() *metrics {
 		handoffs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "twinframe_region_handoffs_total",
 			Help: "Avatars handed from one region's game to another's, by result (ok, refused)."}, []string{"result"}),
 		handoffSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "twinframe_region_handoff_seconds",
-			Help: "Server time one handoff took (pack, unpack, view and save queued).",
+			Help:    "Server time one handoff took (pack, unpack, view and save queued).",
 			Buckets: []float64{.00001, .00002, .00005, .0001, .0002, .0005, .001, .002, .005}}),
 	}
 	for _, c := range []prometheus.Collector{m.frameDuration, m.frameLateness, m.framesDropped, m.sessions,

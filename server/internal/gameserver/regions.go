@@ -29,9 +29,9 @@ type region struct {
 	repl *replication.Replicator
 	// This frame, written by the worker that steps the region and read by the
 	// loop after the workers are done.
-	sessions []*session     // the joined sessions whose avatar is here, in join order
-	busy     time.Duration  // the region's step and replication preparation
-	doneAt   time.Duration  // when its work ended, from the start of the frame's step
+	sessions []*session              // the joined sessions whose avatar is here, in join order
+	busy     time.Duration           // the region's step and replication preparation
+	doneAt   time.Duration           // when its work ended, from the start of the frame's step
 	draw     *pb.NetMessageDebugDraw // the frame's sweeps, built for the first deity that wants them
 }
 

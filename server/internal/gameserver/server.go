@@ -180,7 +180,6 @@ type Server struct {
 	world  *world.World // the game's world (must not change while the game uses it)
 	tables []*pb.NetStructConfigFile
 	hash   []byte
-	region int32 // the region players enter
 	// Live edits (live.go): the configuration files the server started with, and
 	// the tables edits replaced, in their current form.
 	baseTables []*pb.NetStructConfigFile
@@ -204,14 +203,14 @@ type Server struct {
 	limOnce sync.Once
 
 	// Owned by the loop.
-	regions   []*region  // the world's regions, in table order; the first is where players enter
-	travelled []uint64   // avatars handed off this frame, ascending (regions.go)
+	regions   []*region // the world's regions, in table order; the first is where players enter
+	travelled []uint64  // avatars handed off this frame, ascending (regions.go)
 	samples   []regionSample
 	sessions  []*session // in join order
 	byName    map[string]*session
 	paused    bool
-	edits     int                     // live edits applied
-	stepLeft  uint32                  // frames to step while paused
+	edits     int    // live edits applied
+	stepLeft  uint32 // frames to step while paused
 	lost      []world.Lost
 	lastSave  time.Duration
 	timings   timingRing
