@@ -41,12 +41,9 @@ func BuildWorld(m *pb.NetMessageRegionChange) (*world.World, *sim.Game, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrBadTables, err)
 	}
-	g, err := sim.New(w, &sim.Options{NoPopulation: true})
+	g, err := sim.New(w, &sim.Options{Region: m.GetRegionId(), NoPopulation: true})
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrBadTables, err)
-	}
-	if g.Region(m.GetRegionId()) == nil {
-		return nil, nil, fmt.Errorf("%w: no region %d in the tables", ErrBadTables, m.GetRegionId())
+		return nil, nil, fmt.Errorf("%w: region %d: %w", ErrBadTables, m.GetRegionId(), err)
 	}
 	return w, g, nil
 }
