@@ -45,6 +45,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	maxPerAddr := fl.Int("max-conns-per-addr", gameserver.DefaultMaxConnsPerAddr, "open connections per client IP address (-1: no limit)")
 	saveEvery := fl.Duration("save-every", 30*time.Second, "save every online avatar that changed this `often` (bounds what a crash loses)")
 	seed := fl.Uint64("seed", 1, "game `seed`")
+	workers := fl.Int("workers", 0, "regions stepped at once, each region being its own game (0: GOMAXPROCS)")
 	wasmDir := fl.String("wasm-dir", "web", "`directory` of viewer.wasm and wasm_exec.js (make wasm)")
 	everyFrame := fl.Bool("every-frame-updates", false, "send moving entities' locomotion every frame instead of when clients' walked copies stray")
 	verbose := fl.Bool("v", false, "log debug messages")
@@ -95,7 +96,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: *seed, DeityToken: *token,
 		OriginPatterns: splitList(*origins), SaveEvery: *saveEvery, EveryFrameUpdates: *everyFrame, Logger: log,
 		MaxPlayers: *maxPlayers, IdleTimeout: *idle, AllowHosts: allowHosts, MaxConns: *maxConns,
-		MaxConnsPerAddr: *maxPerAddr, MetricsToken: *metricsToken, OpenLogin: *openLogin})
+		MaxConnsPerAddr: *maxPerAddr, MetricsToken: *metricsToken, OpenLogin: *openLogin, Workers: *workers})
 	if err != nil {
 		fmt.Fprintf(stderr, "server: %v\n", err)
 		return 1

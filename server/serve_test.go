@@ -12,7 +12,7 @@ func TestServeFlags(t *testing.T) {
 	t.Parallel()
 	code, _, errs := runArgs("serve", "-h")
 	for _, flag := range []string{"-max-players", "-idle-timeout", "-allow-host", "-max-conns", "-max-conns-per-addr",
-		"-metrics-token", "TWINFRAME_DEITY_TOKEN", "TWINFRAME_METRICS_TOKEN"} {
+		"-metrics-token", "-workers", "TWINFRAME_DEITY_TOKEN", "TWINFRAME_METRICS_TOKEN"} {
 		if code != 0 || !strings.Contains(errs, flag) {
 			t.Errorf("serve -h (exit %d) lacks %s:\n%s", code, flag, errs)
 		}
