@@ -120,6 +120,9 @@ func TestFaults(t *testing.T) {
 		{"deity-only", nil, true, func(c *client) error {
 			return c.send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_PAUSE})
 		}, pb.ErrorCode_ERROR_CODE_NOT_AUTHORIZED},
+		{"teleport by a player", nil, true, func(c *client) error {
+			return c.send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, Player: "p6", Region: 1, Marker: 69})
+		}, pb.ErrorCode_ERROR_CODE_NOT_AUTHORIZED},
 		{"bad-token", proto.String("wrong"), true, func(*client) error { return nil },
 			pb.ErrorCode_ERROR_CODE_NOT_AUTHORIZED},
 		{"no-login", nil, false, func(c *client) error { return c.send(&pb.NetMessagePing{}) },
