@@ -95,6 +95,7 @@ type tracked struct {
 	state       locomotion.State // last state sent to the owner (absolute)
 	own         locomotion.State // this frame's update for the owner: the difference from state
 	ownChanged  bool             // own goes to the owner this frame
+	ownStale    bool             // state was not kept up while no view had the entity as its avatar
 	walked      Remote           // what the other clients hold: the last update, walked
 	upd         locomotion.State // this frame's correction of walked, for every other client
 	prox        []byte           // upd as a NetMessageLocomotionStateUpdate payload, Proximity policy
@@ -138,7 +139,8 @@ type Replicator struct {
 	gone      []Gone
 	last      map[sim.EntityID]*tracked
 	cands     map[int32][]Candidate
-	updates   []*tracked // entities with an update this frame, ascending id
+	updates   []*tracked     // entities with an update this frame, ascending id
+	avatars   []sim.EntityID // the attached views' avatars, ascending (this Prepare)
 	results   []encodedResult
 	scratch   locomotion.State
 	replFrame uint64 // the game frame prepared last
@@ -247,6 +249,11 @@ func (r *Replicator) Prepare(stepped bool) {
 		}
 	}
 	r.updates = r.updates[:0]
+	r.avatars = r.avatars[:0]
+	for _, v := range r.views {
+		r.avatars = append(r.avatars, v.avatar)
+	}
+	slices.Sort(r.avatars)
 	for k := range r.cands {
 		r.cands[k] = r.cands[k][:0]
 	}
@@ -267,9 +274,20 @@ func (r *Replicator) Prepare(stepped bool) {
 		if max(e.ChangedFrame(), e.CommandFrame()) < r.replFrame && !(held && (t.walked.Walking() || t.rejoin)) {
 			continue // neither the entity nor what the clients hold of it moved
 		}
+		owned := r.isAvatar(e.ID())
+		t.ownChanged, t.shared = false, false
+		if !owned && !held {
+			// Nobody gets its updates: most of a crowd, most of the time. What the
+			// owner was last sent is refreshed if it ever becomes an avatar.
+			t.ownStale = true
+			continue
+		}
 		e.LocomotionState(&r.scratch, f)
-		r.updateOwner(t)
-		t.shared = false
+		if owned {
+			r.updateOwner(t)
+		} else {
+			t.ownStale = true
+		}
 		if held {
 			r.updateOthers(t, e, f)
 		}
@@ -296,9 +314,25 @@ func (r *Replicator) Prepare(stepped bool) {
 	clear(r.creates)
 }
 
+// isAvatar reports whether id is the avatar of an attached view.
+func (r *Replicator) isAvatar(id sim.EntityID) bool {
+	_, ok := slices.BinarySearch(r.avatars, id)
+	return ok
+}
+
 // updateOwner computes the owner's update of t from r.scratch, the entity's state
 // this frame: every change of its quantized state, relative to the last one sent.
 func (r *Replicator) updateOwner(t *tracked) {
+	if t.ownStale {
+		// Its view's create carried the entity as it is now: updates start from
+		// here.
+		t.ownStale = false
+		t.state.Path = append(t.state.Path[:0], r.scratch.Path...)
+		path := t.state.Path
+		t.state = r.scratch
+		t.state.Path = path
+		return
+	}
 	d := locomotion.Diff(&t.state, &r.scratch)
 	t.ownChanged = d.Fields&^(locomotion.Relative|locomotion.Moving) != 0 ||
 		d.Fields&locomotion.Moving != t.state.Fields&locomotion.Moving
