@@ -84,21 +84,32 @@ func TestTravelThroughPortal(t *testing.T) {
 	near := gate.Pos.Sub(mgl32.Vec2{0, gate.Radius + 4})
 	must(t, s.hub().Teleport(id, near))
 	lc.c.inbox = append(lc.c.inbox, replication.MoveTo(1, 0, gate.Pos))
-	travelledAt := uint64(0)
-	for f := uint64(1); f <= 200 && travelledAt == 0; f++ {
+	travelledAt, predictedAt := uint64(0), uint64(0)
+	for f := uint64(1); f <= 200 && predictedAt == 0; f++ {
 		must(t, s.frame(f))
 		lc.receive(t)
 		in := s.regionsHolding(id)
 		if len(in) != 1 {
 			t.Fatalf("frame %d: the avatar is in %v; want exactly one region", s.frameNumber(), in)
 		}
-		if in[0] == target.name {
+		if in[0] == target.name && travelledAt == 0 {
 			travelledAt = s.frameNumber()
 		}
+		if travelledAt != 0 && lc.rep.RegionID() == target.id && lc.rep.Ready() {
+			predictedAt = s.frameNumber()
+		}
 	}
-	if travelledAt == 0 {
-		t.Fatal("the avatar never went through the gate")
+	if travelledAt == 0 || predictedAt == 0 {
+		t.Fatalf("the avatar went through the gate at frame %d, the client predicts there from %d", travelledAt, predictedAt)
 	}
+	// The portal is entered in frame travelledAt; the client's prediction runs in
+	// the new region from the packet of that frame on: its next predicted frame is
+	// the first after the entry.
+	if predictedAt-travelledAt > 1 {
+		t.Errorf("the client predicts in the new region %d frames after the portal entry; want at most 2", predictedAt-travelledAt+1)
+	}
+	t.Logf("portal entered at frame %d; the client predicts in %s from its packet (frame %d): first predicted frame %d",
+		travelledAt, target.name, predictedAt, predictedAt+1)
 	e := target.game.Entity(id)
 	if e.Owner() != owner || e.Region() != target.id || lc.c.reg != target || lc.c.avatar != id {
 		t.Fatalf("after travel: owner %d region %d, session in %s as %d; want owner %d in %s as %d",
