@@ -307,15 +307,15 @@ func (h *headlessRun) checkRegions(f uint64) {
 			continue
 		}
 		h.regionFrames[region]++
+		// At the newest frame the client has (with latency, behind f), ready or
+		// not: a client that failed to follow a region change still holds what it
+		// held.
 		var held []uint64
 		var cr int32
 		var cf uint64
-		var ready bool
-		b.c.With(func(r *replica.Replica) {
-			held, cr, cf, ready = r.IDs(nil), r.RegionID(), r.ServerFrame(), r.Ready()
-		})
+		b.c.With(func(r *replica.Replica) { held, cr, cf = r.IDs(nil), r.RegionID(), r.ServerFrame() })
 		cs, ok := h.regions.snap(cf)
-		if !ready || !ok {
+		if !ok {
 			continue
 		}
 		tr.AOIChecks++
