@@ -22,6 +22,9 @@ import (
 // during a Step) when it is emigrated again or its id immigrates.
 var ErrInTransit = errors.New("sim: entity is mid-handoff")
 
+// arrivalRoom is how far from its arrival marker Immigrate looks for a free spot.
+const arrivalRoom = 8
+
 // Departure reports that a player's avatar (an entity of a FlagPlayer prototype with an
 // owner) entered a portal this frame: its centre is inside Transition's disc or
 // polygon now and was not at the end of the last frame. It is reported once per entry.
@@ -105,12 +108,13 @@ func (g *Game) Emigrate(id EntityID) ([]byte, error) {
 // marker, a marker of the game's region (normally the arrival marker of the
 // Departure). The entity keeps its id, prototype, owner, seed and every other saved
 // field, except what names its place: its region becomes the game's, its position
-// the marker's, its move stops (a path of another region means nothing here; it is
+// the marker's (or, when another entity stands there, the nearest free spot within
+// arrivalRoom), its move stops (a path of another region means nothing here; it is
 // Idle, with no follow target), and ChangedFrame and CommandFrame become this frame,
 // so that replication sends it. Errors, with nothing changed: bad bytes (archive
-// errors, ErrCorrupt), a marker not in the region (ErrNoRegion), an id the game
-// already has (ErrInTransit while it is still leaving, ErrCorrupt otherwise), an
-// unknown prototype, a projectile.
+// errors, ErrCorrupt), a marker not in the region (ErrNoRegion), no free spot near
+// it (ErrNoSpace), an id the game already has (ErrInTransit while it is still
+// leaving, ErrCorrupt otherwise), an unknown prototype, a projectile.
 func (g *Game) Immigrate(b []byte, marker int32) (EntityID, error) {
 	pos, ok := g.marker(marker)
 	if !ok {
@@ -148,6 +152,12 @@ func (g *Game) Immigrate(b []byte, marker int32) (EntityID, error) {
 			return 0, fmt.Errorf("%w: %d", ErrInTransit, e.id)
 		}
 		return 0, fmt.Errorf("%w: id %d already in the game", ErrCorrupt, e.id)
+	}
+	// Another traveller may still stand on the marker: arrive on the nearest free
+	// spot instead of inside it, as Restore does (blocking bodies on top of each other
+	// have no direction to be pushed apart in).
+	if pos, ok = g.findSpot(g.Home(), pos, e.radius, e.collision, arrivalRoom); !ok {
+		return 0, fmt.Errorf("%w near marker %d", ErrNoSpace, marker)
 	}
 	e.region, e.pos = g.Home().id, pos
 	e.loco = locomotor{mode: Idle, path: e.loco.path[:0], arcs: e.loco.arcs[:0]}

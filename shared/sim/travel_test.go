@@ -199,3 +199,32 @@ func TestImmigrateInTransit(t *testing.T) {
 		t.Errorf("coming back: %d, %v", id, err)
 	}
 }
+
+// TestImmigrateOntoOccupiedMarker: a second traveller to a marker another one still
+// stands on arrives beside it, not inside it (blocking bodies at one point have no
+// direction to be pushed apart in), and the game keeps its invariants.
+func TestImmigrateOntoOccupiedMarker(t *testing.T) {
+	t.Parallel()
+	src, av, deps := walkIn(t, 1)
+	dep := deps[0]
+	dst, err := New(src.World(), &Options{Seed: 2, Region: dep.Region, NoPopulation: true})
+	must(t, err)
+	b, err := src.Emigrate(av)
+	must(t, err)
+	first, err := dst.Immigrate(b, dep.Marker)
+	must(t, err)
+	// The second traveller: the same avatar under a fresh id of the source's block.
+	other, err := src.Spawn(dst.Entity(first).Prototype(), src.Home().ID(), src.Home().SpawnPoints()[0], 0)
+	must(t, err)
+	b2, err := src.Emigrate(other)
+	must(t, err)
+	second, err := dst.Immigrate(b2, dep.Marker)
+	must(t, err)
+	p1, p2 := dst.Entity(first).Pos(), dst.Entity(second).Pos()
+	if d := p1.Sub(p2).Len(); d < dst.Entity(first).Radius()+dst.Entity(second).Radius() {
+		t.Errorf("the travellers stand %g m apart, at %v and %v", d, p1, p2)
+	}
+	if err := dst.CheckInvariants(); err != nil {
+		t.Error(err)
+	}
+}

@@ -26,6 +26,7 @@ import (
 // avatarFrame is what the hook saw of an avatar in a frame.
 type avatarFrame struct {
 	frame   uint64
+	region  int32
 	pos     mgl32.Vec2
 	yaw     float32
 	contact bool // it ran into another entity, or one ran into it
@@ -33,6 +34,7 @@ type avatarFrame struct {
 	moving  bool
 	end     mgl32.Vec2 // moving: where its path ends; resting at its goal: the goal
 	atGoal  int        // frames it has rested where its path ended (0: not so)
+	arrived bool       // it entered this region in the frame (a handoff)
 }
 
 // avatarWatch is the OnFrame hook's record of every avatar in the newest frame.
@@ -62,7 +64,10 @@ func (w *avatarWatch) watch(g *sim.Game, frame uint64, prev map[sim.EntityID]ava
 		if path, _ := e.Path(); a.moving && len(path) > 0 {
 			a.end = path[len(path)-1]
 		}
-		if p, ok := prev[e.ID()]; ok && !a.moving {
+		p, seen := prev[e.ID()]
+		a.region = g.Home().ID()
+		a.arrived = seen && p.region != a.region
+		if seen && !a.moving {
 			switch {
 			case p.moving && a.pos == p.end:
 				a.atGoal, a.end = 1, p.end // arrived (not stopped, not stuck)
@@ -120,7 +125,9 @@ func (h *headlessRun) checkExact(f uint64) {
 			continue
 		}
 		st, contact, ok := predictedAt(b, f)
-		if !ok {
+		// A region change starts the prediction afresh from the avatar's create, on
+		// the wire's grid, as a login does: exact again only once it walks.
+		if !ok || srv.arrived {
 			b.exact = false
 			continue
 		}

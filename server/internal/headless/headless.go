@@ -63,7 +63,7 @@ const framePeriod = harness.FramePeriod
 
 var protocolReadLimits = client.ReadLimits
 
-const headlessUsage = `usage: server headless [-frames N] [-bots M] [-seed S] [-net CONDITIONS] [-report FILE] [-realtime]`
+const headlessUsage = `usage: server headless [-frames N] [-bots M] [-seed S] [-net CONDITIONS] [-report FILE] [-realtime] [-travel P]`
 
 type headlessConfig struct {
 	frames, bots int
@@ -78,6 +78,7 @@ type headlessConfig struct {
 	spiral       int     // frames a backlog may last before it is a death spiral
 	timeout      time.Duration
 	verbose      bool
+	travel       float64 // chance per travel decision that a bot walks to a portal
 }
 
 // Command runs `server headless ARGS...` (args without the command name) and
@@ -98,13 +99,15 @@ func Command(args []string, stdout, stderr io.Writer) int {
 	fl.IntVar(&cfg.aoiRefresh, "aoi-refresh", 0, "the server's AOI refresh period in `frames` (default: the server's); 1 recomputes every view every frame")
 	fl.IntVar(&cfg.spiral, "spiral-frames", 20, "`frames` in a row a frame may start a full period late before it is a death spiral")
 	fl.DurationVar(&cfg.timeout, "timeout", 20*time.Second, "longest wait for the server or a client before the run fails")
+	fl.Float64Var(&cfg.travel, "travel", 0.3, "`chance`, per goal a bot chooses, that it walks to a portal of its region instead (0: no travel)")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
 	profile := fl.String("cpuprofile", "", "write a CPU profile of the run to `file`")
 	if status, ok := fl.Parse(args); !ok {
 		return status
 	}
-	if cfg.frames <= 0 || cfg.bots <= 0 || cfg.bots > 1000 || cfg.timeout <= 0 || cfg.spiral <= 0 || cfg.aoiRefresh < 0 {
-		fmt.Fprintf(stderr, "server: headless: -frames, -bots (at most 1000), -timeout and -spiral-frames must be positive\n")
+	if cfg.frames <= 0 || cfg.bots <= 0 || cfg.bots > 1000 || cfg.timeout <= 0 || cfg.spiral <= 0 || cfg.aoiRefresh < 0 ||
+		!(cfg.travel >= 0 && cfg.travel <= 1) {
+		fmt.Fprintf(stderr, "server: headless: -frames, -bots (at most 1000), -timeout and -spiral-frames must be positive, -travel between 0 and 1\n")
 		return 2
 	}
 	var err error
@@ -173,6 +176,16 @@ func (r *headlessReport) checksRan() {
 		{"aoi", r.AOI.Checks, "bot-frames checked against the AOI (aoi.checks)"},
 		{"deity", r.AOI.PlayerDumps, "players' xdumps checked for deity fields (aoi.playerDumpsChecked)"},
 		{"drift", r.Drift.FramesCompared, "predicted frames compared with the server's (drift.framesCompared)"},
+		{"ids", r.Travel.IDChecks, "frames checked for an entity id in two regions (travel.idChecks)"},
+		{"region", r.Travel.RegionChecks, "bot-frames checked for the player in exactly one region (travel.regionChecks)"},
+		{"aoi-region", r.Travel.AOIChecks, "bot-frames checked for entities of another region (travel.aoiRegionChecks)"},
+	}
+	if r.Travel.Chance > 0 {
+		checks = append(checks, struct {
+			name string
+			n    int
+			what string
+		}{"handoff", r.Travel.Handoffs, "handoffs whose saved fields were compared (travel.handoffs)"})
 	}
 	if r.Drift.ExactCheck {
 		checks = append(checks, struct {
@@ -192,7 +205,7 @@ func (r *headlessReport) checksRan() {
 // headlessViolation is one failed check.
 type headlessViolation struct {
 	Frame uint64 `json:"frame"`
-	Check string `json:"check"` // aoi, deity, drift, exact, invariants, spiral, client, not-run
+	Check string `json:"check"` // aoi, aoi-region, deity, drift, exact, handoff, ids, invariants, region, spiral, client, not-run
 	// Invariant names the simulation invariant a Check "invariants" violation
 	// breaks: ids, finite, region, walkable, interpenetration, or xdump (the
 	// final state's dump does not rebuild a game).
@@ -276,6 +289,30 @@ type headlessReport struct {
 	// InvariantChecks counts the states checked: every frame the server ran, and
 	// the final state's xdump.
 	InvariantChecks int `json:"invariantChecks"`
+	// Travel is the bots' travel between regions and its checks (travel.go).
+	Travel travelReport `json:"travel"`
+}
+
+// travelReport is the report's travel section.
+type travelReport struct {
+	Chance float64 `json:"chance"`      // -travel
+	Walks  int     `json:"portalWalks"` // walks to a portal the bots set out on
+	// Handoffs counts the avatars seen in another region than the frame before,
+	// each with its saved fields compared (HandoffCompared says which).
+	Handoffs        int    `json:"handoffs"`
+	HandoffCompared string `json:"handoffCompared"`
+	IDChecks        int    `json:"idChecks"`        // frames checked for an id in two regions
+	RegionChecks    int    `json:"regionChecks"`    // bot-frames checked for the player in exactly one region
+	AOIChecks       int    `json:"aoiRegionChecks"` // bot-frames checked for a client holding another region's entity
+	// Regions are the world's regions with the bot-frames spent in each.
+	Regions []regionFrames `json:"regions"`
+}
+
+// regionFrames is a region's share of a run.
+type regionFrames struct {
+	ID        int32  `json:"id"`
+	Name      string `json:"name"`
+	BotFrames int    `json:"botFrames"`
 }
 
 func (r *headlessReport) violate(v headlessViolation) {
@@ -306,6 +343,12 @@ func (r *headlessReport) summary(w io.Writer) {
 	if r.Drift.ExactCheck {
 		fmt.Fprintf(w, "headless: exact: %d bot-frames predicted exactly, %d departures at contacts\n", r.Drift.ExactFrames, r.Drift.ContactDesyncs)
 	}
+	var per []string
+	for _, g := range r.Travel.Regions {
+		per = append(per, fmt.Sprintf("%s %d", g.Name, g.BotFrames))
+	}
+	fmt.Fprintf(w, "headless: travel: chance %g, %d portal walks, %d handoffs compared; bot-frames per region: %s\n",
+		r.Travel.Chance, r.Travel.Walks, r.Travel.Handoffs, strings.Join(per, ", "))
 	if r.Failure != "" {
 		fmt.Fprintf(w, "headless: failed: %s\n", r.Failure)
 	}
@@ -342,6 +385,7 @@ type headlessBot struct {
 	touched bool       // its avatar touched another entity (either side) since its last command
 	predEnd mgl32.Vec2 // where the prediction's path ended when it last walked
 	closed  bool
+	trv     traveller
 }
 
 // run holds one headless run's parts.
@@ -361,6 +405,11 @@ type headlessRun struct {
 	srv     *gameserver.Server
 	inv     frameChecker // the OnFrame hook: invariants
 	avatars avatarWatch  // the OnFrame hook: the avatars' exact states (zero latency)
+	regions regionWatch  // the OnFrame hook: the travel checks
+	portals map[int32][]portalGoal
+	// regionFrames counts the bot-frames in each region, by region id.
+	regionFrames map[int32]int
+	world        *world.World
 
 	serverFrame uint64          // the server's newest frame
 	serverTimes []time.Duration // wall time of each checked server frame
@@ -378,6 +427,13 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	h.table = newConnTable(h.notify)
 	h.clk = newStepClock(framePeriod)
 	h.rep.Invariants = "sim CheckInvariants on the server's game after every frame (gameserver OnFrame), and on the final state's xdump"
+	w, err := world.LoadDefault()
+	if err != nil {
+		return nil, err
+	}
+	h.world, h.portals, h.regionFrames = w, portalGoals(w), map[int32]int{}
+	h.rep.Travel.Chance = cfg.travel
+	h.rep.Travel.HandoffCompared = "every Database-archive field but the region, position, yaw, stuck counter, move, follow target, changed, command and wake frames"
 
 	dir, err := os.MkdirTemp("", "twinframe-headless-")
 	if err != nil {
@@ -392,7 +448,7 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	}
 	defer st.Close()
 	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: cfg.seed, DeityToken: h.token,
-		Clock: h.clk, OnFrame: func(v gameserver.FrameView) { h.inv.onFrame(v); h.avatars.onFrame(v) }, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour,
+		Clock: h.clk, OnFrame: func(v gameserver.FrameView) { h.inv.onFrame(v); h.avatars.onFrame(v); h.regions.onFrame(v) }, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour,
 		// Every bot gets in; all connect from 127.0.0.1. Bots send an input at
 		// least every 2×MoveEvery+1 frames, far inside the idle timeout.
 		MaxPlayers: cfg.bots, MaxConns: cfg.bots + 64, MaxConnsPerAddr: cfg.bots + 64})
@@ -440,6 +496,7 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	}
 	h.takeInvariants()
 	h.inv.close()
+	h.regions.close()
 	h.collect()
 	if serr := shutdown(); err == nil && serr != nil {
 		err = serr
@@ -548,7 +605,7 @@ func (h *headlessRun) frame(ctx context.Context, sync barriers, play bool) error
 		h.checkExact(f)
 	}
 	for _, b := range h.bots {
-		if err := b.b.Step(); err != nil && !errors.Is(err, replica.ErrTooManyInputs) {
+		if err := h.play(b); err != nil && !errors.Is(err, replica.ErrTooManyInputs) {
 			return fmt.Errorf("bot %d: step: %w", b.n, err)
 		}
 	}
@@ -727,6 +784,7 @@ func (h *headlessRun) checkDrift(b *headlessBot, f uint64) {
 // check runs the checks of every bot at server frame f; final is the last frame.
 func (h *headlessRun) check(f uint64, final bool) {
 	h.takeInvariants()
+	h.checkRegions(f)
 	aoi := h.aoi
 	if h.cfg.aoiRemove > 0 {
 		aoi.Remove = min(h.cfg.aoiRemove, aoi.Remove)
@@ -766,6 +824,9 @@ func (h *headlessRun) takeInvariants() {
 
 // collect adds the bots' reports.
 func (h *headlessRun) collect() {
+	for _, r := range h.world.Regions {
+		h.rep.Travel.Regions = append(h.rep.Travel.Regions, regionFrames{ID: r.ID, Name: r.Name, BotFrames: h.regionFrames[r.ID]})
+	}
 	d := &h.rep.Drift
 	for _, b := range h.bots {
 		b.mu.Lock()

@@ -45,7 +45,13 @@ func runHeadlessArgs(t *testing.T, args ...string) (int, string, headlessReport)
 func TestHeadless(t *testing.T) {
 	for _, net := range []string{"", "latency=80ms,jitter=20ms"} {
 		t.Run("net="+net, func(t *testing.T) {
-			code, out, rep := runHeadlessArgs(t, "-frames", strconv.Itoa(testFrames), "-bots", "4", "-seed", "7", "-net", net, "-aoi-refresh", "1")
+			// Under the race detector the run is too short for a walk to a portal:
+			// TestHeadlessDeterministic travels there.
+			travel := "0.3"
+			if raceEnabled {
+				travel = "0"
+			}
+			code, out, rep := runHeadlessArgs(t, "-frames", strconv.Itoa(testFrames), "-bots", "4", "-seed", "7", "-net", net, "-aoi-refresh", "1", "-travel", travel)
 			if code != 0 || !rep.OK || rep.Violations != 0 {
 				t.Fatalf("exit %d, ok %v, %d violations: %+v", code, rep.OK, rep.Violations, rep.Listed)
 			}
@@ -64,6 +70,9 @@ func TestHeadless(t *testing.T) {
 			}
 			if rep.AOI.PlayerDumps != 4 {
 				t.Errorf("%d player xdumps checked, want one per bot", rep.AOI.PlayerDumps)
+			}
+			if !raceEnabled && rep.Travel.Handoffs == 0 {
+				t.Errorf("travel %+v: no handoff", rep.Travel)
 			}
 			if rep.AOI.Checks != 4*testFrames || rep.AOI.Remove != 50 || rep.Schedule.Source != "replayed" {
 				t.Errorf("aoi %+v, schedule %+v", rep.AOI, rep.Schedule)
@@ -186,7 +195,8 @@ func TestCheckInvariants(t *testing.T) {
 // and the final state's xdump are the same.
 func TestHeadlessDeterministic(t *testing.T) {
 	t.Parallel()
-	args := []string{"-frames", "60", "-bots", "3", "-seed", "5", "-net", "latency=40ms,jitter=10ms"}
+	// Every goal choice a portal: 200 frames see handoffs (the travel checks must run).
+	args := []string{"-frames", "200", "-bots", "3", "-seed", "5", "-net", "latency=40ms,jitter=10ms", "-travel", "1"}
 	var reps [2]headlessReport
 	var dumps [2][]byte
 	for i := range reps {
@@ -205,7 +215,7 @@ func TestHeadlessDeterministic(t *testing.T) {
 		rep.Schedule.Dropped, rep.Schedule.MaxBacklog, rep.Schedule.LongestBehind, rep.Schedule.Lateness = 0, 0, 0, harness.Durations{}
 		reps[i] = rep
 	}
-	if reps[0].JoinFrames == 0 || len(reps[0].BotReports) != 3 || reps[0].BotReports[0].Player == 0 || reps[0].BytesIn == 0 {
+	if reps[0].JoinFrames == 0 || len(reps[0].BotReports) != 3 || reps[0].BotReports[0].Player == 0 || reps[0].BytesIn == 0 || reps[0].Travel.Handoffs == 0 {
 		t.Fatalf("report %+v", reps[0])
 	}
 	a, _ := json.MarshalIndent(reps[0], "", " ")
@@ -263,6 +273,7 @@ func TestChecksRan(t *testing.T) {
 		r := headlessReport{OK: true, InvariantChecks: 1}
 		r.AOI.Checks, r.AOI.PlayerDumps = 1, 1
 		r.Drift.FramesCompared, r.Drift.ExactCheck, r.Drift.ExactFrames = 1, true, 1
+		r.Travel.Chance, r.Travel.Handoffs, r.Travel.IDChecks, r.Travel.RegionChecks, r.Travel.AOIChecks = 0.3, 1, 1, 1, 1
 		return r
 	}
 	tests := []struct {
@@ -277,6 +288,11 @@ func TestChecksRan(t *testing.T) {
 		{"aoi", func(r *headlessReport) { r.AOI.Checks = 0 }, "aoi"},
 		{"deity", func(r *headlessReport) { r.AOI.PlayerDumps = 0 }, "deity"},
 		{"drift", func(r *headlessReport) { r.Drift.FramesCompared = 0 }, "drift"},
+		{"ids", func(r *headlessReport) { r.Travel.IDChecks = 0 }, "ids"},
+		{"region", func(r *headlessReport) { r.Travel.RegionChecks = 0 }, "region"},
+		{"aoi-region", func(r *headlessReport) { r.Travel.AOIChecks = 0 }, "aoi-region"},
+		{"handoff", func(r *headlessReport) { r.Travel.Handoffs = 0 }, "handoff"},
+		{"handoff without travel", func(r *headlessReport) { r.Travel.Handoffs, r.Travel.Chance = 0, 0 }, ""},
 	}
 	for _, tc := range tests {
 		r := ran()

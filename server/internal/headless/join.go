@@ -44,7 +44,7 @@ func (h *headlessRun) join(ctx context.Context) error {
 			_ = hb.link.Close()
 			return err
 		}
-		hb.c, hb.b = c, bot.New(c, seed, nil)
+		hb.c, hb.b, hb.trv = c, bot.New(c, seed, nil), newTraveller(seed)
 		// With latency the login leaves the client's link when it is due, in
 		// virtual time: run frames (of the bots already in) until it has.
 		for hb.link.pendingOut() > 0 {

@@ -33,6 +33,9 @@ type botPool struct {
 // frame boundary, so a few at a time keep the join short without a stampede.
 const joinConcurrency = 16
 
+// botName is the name bot i logs in with.
+func botName(i int) string { return fmt.Sprintf("load%04d", i) }
+
 // joinBots connects n bots to url and waits until each has its avatar.
 // The first flood of them also flood the server with xdump requests once play starts.
 func joinBots(ctx context.Context, url string, n, flood int, seed uint64, timeout time.Duration, log *slog.Logger) (*botPool, error) {
@@ -51,7 +54,7 @@ func joinBots(ctx context.Context, url string, n, flood int, seed uint64, timeou
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			opt := &client.Options{Name: fmt.Sprintf("load%04d", i), Logger: log}
+			opt := &client.Options{Name: botName(i), Logger: log}
 			if i < len(p.flooders) {
 				opt.OnMessage = p.flooders[i].onMessage
 			}

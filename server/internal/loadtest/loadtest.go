@@ -42,7 +42,7 @@ import (
 // after that window, so that it does not colour the load figures: work is
 // injected inside the frame through gameserver.Config.FrameWork.
 
-const loadtestUsage = `usage: server loadtest -bots N -duration D [-report FILE] [-find-max] [-overload X] [-xdump-flood N] [-cpuprofile F] [-memprofile F]`
+const loadtestUsage = `usage: server loadtest -bots N -duration D [-report FILE] [-find-max] [-overload X] [-xdump-flood N] [-regions] [-cpuprofile F] [-memprofile F]`
 
 type loadConfig struct {
 	bots       int
@@ -66,6 +66,7 @@ type loadConfig struct {
 	cpuProfile  string
 	memProfile  string
 	verbose     bool
+	regions     bool      // spread the bots over the regions (regions.go)
 	stderr      io.Writer // the bot process's
 }
 
@@ -92,6 +93,7 @@ func Command(args []string, stdout, stderr io.Writer) int {
 	fl.BoolVar(&cfg.frameCPU, "frame-cpu", false, "lock the frame loop to its OS thread and report each frame's CPU time on it (Linux), which other processes' load does not inflate, and why frames started late; the lock itself makes frames start later than in serve")
 	fl.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured time to `file`")
 	fl.StringVar(&cfg.memProfile, "memprofile", "", "write an allocation profile (pprof allocs) to `file` at the end")
+	fl.BoolVar(&cfg.regions, "regions", false, "once joined, spread the bots over the world's regions round-robin (a deity's teleport) and report each region's frame time")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
 	if status, ok := fl.Parse(args); !ok {
 		return status
@@ -139,6 +141,9 @@ func Command(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// deityToken is the load test server's deity token (-regions connects as a deity).
+const deityToken = "loadtest"
+
 // runLoad runs one load test: a fresh server and store, cfg.bots bots.
 func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 	rep := newLoadReport(cfg)
@@ -157,7 +162,23 @@ func runLoad(cfg loadConfig, log *slog.Logger) (*loadReport, error) {
 		return rep, err
 	}
 	rep.BotProcess.Nice = bots.nice
+	var sp *spreader
+	if cfg.regions {
+		ctx, cancel := context.WithTimeout(context.Background(), cfg.joinTimeout)
+		sp, rep.Regions, err = spread(ctx, ls.url, deityToken, cfg.bots)
+		cancel()
+		if err != nil {
+			rep.Failure = err.Error()
+			_, _ = bots.stop()
+			_ = ls.close()
+			return rep, err
+		}
+		sp.startRecording()
+	}
 	err = measure(cfg, ls, bots, bots0, rep)
+	if sp != nil {
+		sp.finish(rep.Regions)
+	}
 	if err == nil && cfg.overload > 0 {
 		rep.Overload, err = runOverloadPhase(ls.srv, ls.ov, cfg.overloadFor, cfg.recoverFor)
 	}
@@ -214,8 +235,8 @@ func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
 	ls.ov = newOverload(frameclock.Wall(), spin, time.Duration(cfg.overload*float64(harness.FramePeriod)))
 	// Every bot gets in; all connect from 127.0.0.1. Bots send an input at least
 	// every 2×MoveEvery+1 frames, far inside the idle timeout.
-	scfg := gameserver.Config{Store: ls.st, Seed: cfg.seed, DeityToken: "loadtest", Logger: log, FrameWork: ls.ov.frameWork,
-		MaxPlayers: cfg.bots, MaxConns: cfg.bots + 64, MaxConnsPerAddr: cfg.bots + 64}
+	scfg := gameserver.Config{Store: ls.st, Seed: cfg.seed, DeityToken: deityToken, Logger: log, FrameWork: ls.ov.frameWork,
+		MaxPlayers: cfg.bots + 1, MaxConns: cfg.bots + 64, MaxConnsPerAddr: cfg.bots + 64} // +1: the deity of -regions
 	if cfg.frameCPU {
 		fc := newFrameCPU()
 		ls.fc = fc

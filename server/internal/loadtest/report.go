@@ -76,6 +76,9 @@ type loadReport struct {
 		End   string `json:"end"`
 	} `json:"loadAverage"`
 	Overload *overloadReport `json:"overload,omitempty"`
+	// Regions is the spread of the bots over the regions and each region's frame
+	// times (-regions).
+	Regions *regionsReport `json:"regions,omitempty"`
 	// XDumpFlood is how many bots also flooded xdump requests (-xdump-flood), and
 	// XDumps what the server made of them over the window.
 	XDumpFlood int `json:"xdumpFlood,omitempty"`
@@ -167,6 +170,9 @@ func (r *loadReport) summary(w io.Writer) {
 	}
 	if d := r.XDumps; d != nil {
 		fmt.Fprintf(w, "loadtest: xdump flood by %d bots: %d dumps answered, %d refused (rate limited) over the window\n", r.XDumpFlood, d.OK, d.Refused)
+	}
+	if g := r.Regions; g != nil {
+		g.summary(w)
 	}
 	if o := r.Overload; o != nil {
 		o.summary(w)
