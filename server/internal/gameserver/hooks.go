@@ -10,6 +10,17 @@ type FrameView struct {
 	// read them during the call and do not keep them, step them or command them
 	// (queries that rebuild scratch state, such as CheckInvariants, are fine).
 	Games []*sim.Game
+	// Handoffs are the frame's travels, in the order they were carried out.
+	Handoffs []Handoff
+}
+
+// Handoff is one avatar's travel: what its source game packed (sim.Game.Emigrate,
+// Migration mode) before the target game unpacked it, for checks that compare
+// the two.
+type Handoff struct {
+	Entity    sim.EntityID
+	From, To  int32 // region ids
+	Emigrated []byte
 }
 
 // onFrame runs the configured hook, on the frame loop's goroutine, after a frame
@@ -20,7 +31,7 @@ func (s *Server) onFrame(stepped bool) {
 		for i, r := range s.regions {
 			games[i] = r.game
 		}
-		s.cfg.OnFrame(FrameView{Frame: s.frameNumber(), Games: games})
+		s.cfg.OnFrame(FrameView{Frame: s.frameNumber(), Games: games, Handoffs: s.handoffs})
 	}
 }
 

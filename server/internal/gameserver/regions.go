@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -198,7 +197,6 @@ var (
 // then the departures' order (sim.Game.Departures). A departure the server cannot
 // carry out (a session gone, a target missing) leaves the avatar where it is.
 func (s *Server) travel() {
-	s.travelled = s.travelled[:0]
 	for _, r := range s.regions {
 		for _, d := range r.game.Departures() {
 			c := s.byAvatar(r, d.Entity)
@@ -211,7 +209,6 @@ func (s *Server) travel() {
 			}
 		}
 	}
-	slices.Sort(s.travelled)
 }
 
 // byAvatar returns the session in r whose avatar is id, or nil.
@@ -261,6 +258,9 @@ func (s *Server) handoff(c *session, to, marker int32) error {
 	c.view.DropPending()
 	target.repl.Attach(&c.view)
 	s.travelled = append(s.travelled, uint64(id))
+	if s.cfg.OnFrame != nil {
+		s.handoffs = append(s.handoffs, Handoff{Entity: id, From: from.id, To: target.id, Emigrated: b})
+	}
 	c.replies = append(c.replies, s.regionChange(target))
 	if sv, ok := s.packAvatar(c); ok {
 		s.saver.queue(sv) // the region is part of the save

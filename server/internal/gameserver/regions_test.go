@@ -256,3 +256,40 @@ func TestRegionList(t *testing.T) {
 		t.Errorf("region list %q, want %q", got, want)
 	}
 }
+
+// TestTeleportInAFrame: a deity's teleport runs in the frame's drain, before the
+// step; the traveller is not recorded as lost, its client follows, and the
+// OnFrame hook sees the handoff with what the source game packed.
+func TestTeleportInAFrame(t *testing.T) {
+	t.Parallel()
+	var seen []Handoff
+	s := benchServer(t, func(c *Config) {
+		c.OnFrame = func(v FrameView) {
+			for _, h := range v.Handoffs {
+				seen = append(seen, Handoff{Entity: h.Entity, From: h.From, To: h.To, Emigrated: slices.Clone(h.Emigrated)})
+			}
+		}
+	})
+	lc := joinPlayer(t, s, "fay")
+	deity := joinPlayer(t, s, "god")
+	id := lc.c.avatar
+	gate := transitionNamed(t, s.world, "park-gate")
+	must(t, s.frame(1))
+	deity.c.inbox = append(deity.c.inbox, &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, Player: "fay", Region: gate.Region, Marker: gate.Marker})
+	for f := uint64(2); f <= 4; f++ {
+		must(t, s.frame(f))
+		lc.receive(t)
+		deity.receive(t)
+	}
+	if in := s.regionsHolding(id); !slices.Equal(in, []string{"wilds"}) || lc.rep.RegionID() != gate.Region {
+		t.Fatalf("after the teleport the avatar is in %v, its client in region %d", in, lc.rep.RegionID())
+	}
+	for _, l := range s.lost {
+		if l.ID == int64(id) {
+			t.Errorf("the teleported avatar is recorded as lost: %+v", l)
+		}
+	}
+	if len(seen) != 1 || seen[0].Entity != id || seen[0].From != s.hubID() || seen[0].To != gate.Region || len(seen[0].Emigrated) == 0 {
+		t.Fatalf("the hook saw handoffs %+v", seen)
+	}
+}

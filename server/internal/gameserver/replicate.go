@@ -25,6 +25,7 @@ func (s *Server) newReplicator(g *sim.Game) (*replication.Replicator, error) {
 // client gets).
 func (s *Server) replicate() {
 	f := s.frameNumber()
+	slices.Sort(s.travelled)
 	for _, r := range s.regions {
 		for _, g := range r.repl.Gone() {
 			if _, moved := slices.BinarySearch(s.travelled, uint64(g.ID)); !moved {

@@ -204,7 +204,8 @@ type Server struct {
 
 	// Owned by the loop.
 	regions   []*region // the world's regions, in table order; the first is where players enter
-	travelled []uint64  // avatars handed off this frame, ascending (regions.go)
+	travelled []uint64  // avatars handed off this frame (regions.go)
+	handoffs  []Handoff // and what their games packed, for the OnFrame hook
 	samples   []regionSample
 	sessions  []*session // in join order
 	byName    map[string]*session
@@ -368,6 +369,10 @@ func (s *Server) frame(loopFrame uint64) error {
 		s.cfg.FrameStart(loopFrame)
 	}
 	s.loopFrame = loopFrame
+	// Travel this frame: deity teleports (in the drain) and portals (after the step).
+	s.travelled = s.travelled[:0]
+	clear(s.handoffs)
+	s.handoffs = s.handoffs[:0]
 	s.runRequests()
 	// 1. Inputs: drain the inboxes; drop sessions that ended.
 	n := 0
@@ -398,7 +403,6 @@ func (s *Server) frame(loopFrame uint64) error {
 		stepped = true
 	} else {
 		start = s.cfg.Clock.Now()
-		s.travelled = s.travelled[:0]
 	}
 	// 6. Replication (with the loop's timings once a second).
 	s.queueFrameStats()

@@ -433,7 +433,7 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	}
 	h.world, h.portals, h.regionFrames = w, portalGoals(w), map[int32]int{}
 	h.rep.Travel.Chance = cfg.travel
-	h.rep.Travel.HandoffCompared = "every Database-archive field but the region, position, yaw, stuck counter, move, follow target, changed, command and wake frames"
+	h.rep.Travel.HandoffCompared = "every Database-archive field of the avatar its source game packed (Migration) against the immigrant, but the region, position, move, follow target, changed, command and wake frames"
 
 	dir, err := os.MkdirTemp("", "twinframe-headless-")
 	if err != nil {

@@ -105,14 +105,28 @@ func readSaved(e *sim.Entity) (savedAvatar, error) {
 	return s, nil
 }
 
+// readEmigrated reads what a source game packed of a traveller (sim Emigrate,
+// Migration mode) as the server would save it.
+func readEmigrated(b []byte) (savedAvatar, error) {
+	u, err := archive.NewUnpacker(archive.Migration, b)
+	if err != nil {
+		return savedAvatar{}, err
+	}
+	var e sim.Entity
+	u.TransferObject(&e)
+	if err := u.Done(); err != nil {
+		return savedAvatar{}, fmt.Errorf("the emigrated avatar does not read back: %w", err)
+	}
+	return readSaved(&e)
+}
+
 // kept is s without what a handoff changes: sim Immigrate documents that the
 // region, the position, the move (mode, path, arcs, the follow target) and the
-// changed and command frames become the target's, and the wake is reset. The yaw
-// and the stuck counter are left out too: the check sees the avatar at the end of
-// the frame before it left and the avatar's own step in its last frame there
-// turns it and counts its progress (see the report's handoffCompared).
+// changed and command frames become the target's, and the wake is reset.
+// Everything else, the yaw and the stuck counter included, must survive bit for
+// bit.
 func (s savedAvatar) kept() savedAvatar {
-	s.Region, s.Pos, s.Yaw, s.Stuck = 0, [2]float32{}, 0, 0
+	s.Region, s.Pos = 0, [2]float32{}
 	s.Changed, s.Command, s.Wake = 0, 0, 0
 	s.Mode, s.Path, s.Arcs, s.Next = 0, nil, nil, 0
 	s.FollowTarget, s.FollowRange, s.FollowRepath = 0, 0, 0

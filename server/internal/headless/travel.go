@@ -200,12 +200,29 @@ func (w *regionWatch) onFrame(v gameserver.FrameView) {
 			}
 			now[e.ID()] = watchedAvatar{region: region, saved: saved}
 			if was, ok := w.avatars[e.ID()]; ok && was.region != region {
-				w.handoffs++
-				w.bad = append(w.bad, handoffViolations(v.Frame, e.ID(), was, watchedAvatar{region, saved})...)
+				w.bad = append(w.bad, w.handedOff(v, e.ID(), was, watchedAvatar{region, saved})...)
 			}
 		}
 	}
 	w.avatars = now
+}
+
+// handedOff checks an avatar seen in another region than in the last frame: it
+// must have travelled by a handoff of this frame, and kept what its source game
+// packed when it left, bit for bit.
+func (w *regionWatch) handedOff(v gameserver.FrameView, id sim.EntityID, was, now watchedAvatar) []headlessViolation {
+	i := slices.IndexFunc(v.Handoffs, func(h gameserver.Handoff) bool { return h.Entity == id })
+	if i < 0 {
+		return []headlessViolation{{Frame: v.Frame, Check: "handoff", Entity: uint64(id),
+			What: fmt.Sprintf("moved from region %d to %d without a handoff", was.region, now.region)}}
+	}
+	h := v.Handoffs[i]
+	before, err := readEmigrated(h.Emigrated)
+	if err != nil {
+		return []headlessViolation{{Frame: v.Frame, Check: "handoff", Entity: uint64(id), What: err.Error()}}
+	}
+	w.handoffs++
+	return handoffViolations(v.Frame, id, watchedAvatar{region: h.From, saved: before}, now)
 }
 
 // duplicateIDs returns a violation for each id held by more than one game.

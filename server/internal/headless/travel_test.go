@@ -1,6 +1,7 @@
 package headless
 
 import (
+	"github.com/go-gl/mathgl/mgl32"
 	"strings"
 	"testing"
 
@@ -51,8 +52,9 @@ func TestRegionWatch(t *testing.T) {
 		}
 		return id
 	}
-	// hand moves id from gs[0] to gs[to], as the server does.
-	hand := func(t *testing.T, gs []*sim.Game, id sim.EntityID, to int) {
+	// hand moves id from gs[0] to gs[to], as the server does, and returns the
+	// handoff the server's hook would see.
+	hand := func(t *testing.T, gs []*sim.Game, id sim.EntityID, to int) []gameserver.Handoff {
 		b, err := gs[0].Emigrate(id)
 		if err != nil {
 			t.Fatal(err)
@@ -60,32 +62,55 @@ func TestRegionWatch(t *testing.T) {
 		if _, err := gs[to].Immigrate(b, arrival(int32(to))); err != nil {
 			t.Fatal(err)
 		}
+		return []gameserver.Handoff{{Entity: id, From: gs[0].Home().ID(), To: int32(to), Emigrated: b}}
 	}
 	tests := []struct {
 		name     string
-		between  func(t *testing.T, gs []*sim.Game, id sim.EntityID) // between the two frames
+		between  func(t *testing.T, gs []*sim.Game, id sim.EntityID) []gameserver.Handoff // between the two frames
 		handoffs int
 		want     []string // the checks violated
 	}{
-		{"stays", func(*testing.T, []*sim.Game, sim.EntityID) {}, 0, nil},
-		{"handoff", func(t *testing.T, gs []*sim.Game, id sim.EntityID) { hand(t, gs, id, 1) }, 1, nil},
-		{"handoff changes a saved field", func(t *testing.T, gs []*sim.Game, id sim.EntityID) {
-			hand(t, gs, id, 1)
+		{"stays", func(*testing.T, []*sim.Game, sim.EntityID) []gameserver.Handoff { return nil }, 0, nil},
+		{"handoff", func(t *testing.T, gs []*sim.Game, id sim.EntityID) []gameserver.Handoff { return hand(t, gs, id, 1) }, 1, nil},
+		{"handoff changes a saved field", func(t *testing.T, gs []*sim.Game, id sim.EntityID) []gameserver.Handoff {
+			h := hand(t, gs, id, 1)
 			if err := gs[1].SetOwner(id, 9); err != nil {
 				t.Fatal(err)
 			}
+			return h
 		}, 1, []string{"handoff"}},
-		{"a player in two regions", func(t *testing.T, gs []*sim.Game, _ sim.EntityID) { spawn(t, gs[2], 7) }, 0, []string{"region"}},
-		{"an id in two games", func(t *testing.T, gs []*sim.Game, id sim.EntityID) {
+		{"handoff turns the avatar", func(t *testing.T, gs []*sim.Game, id sim.EntityID) []gameserver.Handoff {
+			h := hand(t, gs, id, 1)
+			e := gs[1].Entity(id)
+			if err := gs[1].Teleport(id, e.Pos()); err != nil {
+				t.Fatal(err)
+			}
+			if err := gs[1].LookAt(id, e.Pos().Add(mgl32.Vec2{0, -5})); err != nil {
+				t.Fatal(err)
+			}
+			return h
+		}, 1, []string{"handoff"}},
+		{"moved without a handoff", func(t *testing.T, gs []*sim.Game, id sim.EntityID) []gameserver.Handoff {
+			hand(t, gs, id, 1)
+			return nil
+		}, 0, []string{"handoff"}},
+		{"a player in two regions", func(t *testing.T, gs []*sim.Game, _ sim.EntityID) []gameserver.Handoff {
+			spawn(t, gs[2], 7)
+			return nil
+		}, 0, []string{"region"}},
+		{"an id in two games", func(t *testing.T, gs []*sim.Game, id sim.EntityID) []gameserver.Handoff {
 			b, err := gs[0].Emigrate(id)
 			if err != nil {
 				t.Fatal(err)
 			}
+			var hs []gameserver.Handoff
 			for _, to := range []int32{1, 2} {
 				if _, err := gs[to].Immigrate(b, arrival(to)); err != nil {
 					t.Fatal(err)
 				}
+				hs = append(hs, gameserver.Handoff{Entity: id, From: 0, To: to, Emigrated: b})
 			}
+			return hs
 		}, 2, []string{"ids", "region"}},
 	}
 	for _, tc := range tests {
@@ -95,8 +120,8 @@ func TestRegionWatch(t *testing.T) {
 			id := spawn(t, gs[0], 7)
 			var rw regionWatch
 			rw.onFrame(gameserver.FrameView{Frame: 1, Games: gs})
-			tc.between(t, gs, id)
-			rw.onFrame(gameserver.FrameView{Frame: 2, Games: gs})
+			hs := tc.between(t, gs, id)
+			rw.onFrame(gameserver.FrameView{Frame: 2, Games: gs, Handoffs: hs})
 			ids, handoffs, bad := rw.take()
 			var got []string
 			for _, v := range bad {

@@ -244,6 +244,9 @@ func startLoadServer(cfg loadConfig, log *slog.Logger) (*loadServer, error) {
 		scfg.Clock = ls.probe
 		scfg.FrameStart = func(n uint64) { ls.probe.frameStart(n); fc.frameStart(n) }
 		scfg.FrameWork = func(n uint64) { fc.frameEnd(n); ls.ov.frameWork(n) }
+		// A frame's CPU is read on the loop's thread: the regions step there too
+		// (one worker) rather than on a pool whose threads it would not see.
+		scfg.Workers = 1
 	}
 	if ls.srv, err = gameserver.New(scfg); err != nil {
 		return fail(err)
