@@ -237,6 +237,20 @@ func (r *Replica) Game() *sim.Game { return r.game }
 // RegionID returns the region the client is in.
 func (r *Replica) RegionID() int32 { return r.region }
 
+// RegionName returns the name of region id in the loaded world, or "" (no world,
+// no such region).
+func (r *Replica) RegionName(id int32) string {
+	if r.world == nil {
+		return ""
+	}
+	for i := range r.world.Regions {
+		if r.world.Regions[i].ID == id {
+			return r.world.Regions[i].Name
+		}
+	}
+	return ""
+}
+
 // Player returns the own avatar's entity id (0 before login).
 func (r *Replica) Player() uint64 { return r.player }
 
