@@ -26,11 +26,11 @@ type netGraphs struct {
 	// made as they first appear, after the others in all.
 	regions    []regionSeries
 	rstats     []client.RegionFrameStat
-	nextRegion uint64 // the next server loop frame to graph per region
+	nextRegion uint64       // the next server loop frame to graph per region
 	world      *world.World // names the regions
-	srv      serverTimings
-	stats    client.Stats // the traffic counters at statsAt
-	statsAt  time.Duration
+	srv        serverTimings
+	stats      client.Stats // the traffic counters at statsAt
+	statsAt    time.Duration
 }
 
 type regionSeries struct {

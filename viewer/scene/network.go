@@ -54,11 +54,11 @@ type network struct {
 	xdump   xdumpRows
 	log     eventLog
 
-	now    time.Duration
+	now     time.Duration
 	views   []replica.View // the live entities as the client shows them
 	powers  []sim.PowerResult
 	changes []replica.RegionChange
-	st     Status
+	st      Status
 }
 
 var _ Source = (*network)(nil)
