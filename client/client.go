@@ -388,6 +388,23 @@ func (c *Client) With(fn func(r *replica.Replica)) {
 	fn(c.r)
 }
 
+// Region returns the region the client is in: its id and name ("" before the
+// first region change).
+func (c *Client) Region() (id int32, name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.r.RegionID(), c.r.RegionName(c.r.RegionID())
+}
+
+// TakeRegionChanges appends the region changes since the last call (the first
+// region, travel, resyncs; replica.TakeRegionChanges), oldest first, to dst. One
+// user of the client should take them.
+func (c *Client) TakeRegionChanges(dst []replica.RegionChange) []replica.RegionChange {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.r.TakeRegionChanges(dst)
+}
+
 // Now returns the client's clock.
 func (c *Client) Now() time.Duration { return c.opt.Now() }
 

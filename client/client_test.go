@@ -234,3 +234,50 @@ func TestAccountSecrets(t *testing.T) {
 		}
 	})
 }
+
+// A teleport to another region reaches the client as travel: Region names the new
+// region, TakeRegionChanges gives the login's region and the travel, and the avatar
+// is ready to control there without a resync.
+func TestClientTravel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, err := clienttest.NewServer(&replicationtest.Options{NoPopulation: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		c, err := client.New(srv.Connect(), &client.Options{Name: "ada"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		play(t, srv, c, time.Second)
+		if id, name := c.Region(); id != 0 || name != "downtown" {
+			t.Fatalf("region %d %q after login, want 0 downtown", id, name)
+		}
+		var terr error
+		srv.Do(func(s *replicationtest.Server) {
+			r := s.RegionByID(2)
+			for _, m := range s.World.Markers {
+				if _, ok := r.Game.MarkerPos(m.ID); ok && terr == nil && len(s.Clients()[0].Travels) == 0 {
+					terr = s.Teleport(s.Clients()[0], 2, m.ID)
+				}
+			}
+		})
+		if terr != nil {
+			t.Fatal(terr)
+		}
+		play(t, srv, c, time.Second)
+		if id, name := c.Region(); id != 2 || name != "vault" {
+			t.Errorf("region %d %q after the teleport, want 2 vault", id, name)
+		}
+		got := c.TakeRegionChanges(nil)
+		if len(got) != 2 || got[0].Travel || !got[1].Travel || got[1].From != 0 || got[1].To != 2 {
+			t.Errorf("region changes %+v, want the login's and a travel 0 → 2", got)
+		}
+		var st replica.Stats
+		c.With(func(r *replica.Replica) { st = r.Stats() })
+		if st.ResyncRequests != 0 || st.RegionChanges != 1 || !c.Ready() {
+			t.Errorf("stats %+v", st)
+		}
+	})
+}

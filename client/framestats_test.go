@@ -1,6 +1,7 @@
 package client
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -35,5 +36,47 @@ func TestFrameStatsLog(t *testing.T) {
 	got, dropped = c.ServerFrameStats(got[:0], 0)
 	if n := len(got); n < FrameStatsKept || n > 2*FrameStatsKept || got[n-1].Frame != 3009 || dropped != 29 {
 		t.Errorf("after 3000 frames: %d kept, last %d, dropped %d", n, got[n-1].Frame, dropped)
+	}
+}
+
+// Per-region timings are kept by frame, in the order the server sent the regions;
+// repeated frames are ignored, and a region whose lists are short gives only the
+// frames it has.
+func TestRegionStatsLog(t *testing.T) {
+	t.Parallel()
+	c := &Client{}
+	msg := func(first uint64, n int, short int32) *pb.NetMessageServerFrameStats {
+		m := &pb.NetMessageServerFrameStats{Frame: first}
+		for range n {
+			m.DurationMicros = append(m.DurationMicros, 1)
+			m.LatenessMicros = append(m.LatenessMicros, 0)
+		}
+		for _, id := range []int32{2, 0, 1} {
+			r := &pb.NetStructRegionTiming{RegionId: id}
+			for i := range n {
+				if id == short && i >= n/2 {
+					break
+				}
+				r.DurationMicros = append(r.DurationMicros, uint32(id)*1000+uint32(first)+uint32(i))
+				r.LatenessMicros = append(r.LatenessMicros, uint32(id))
+			}
+			m.Regions = append(m.Regions, r)
+		}
+		return m
+	}
+	c.frames.add(msg(0, 4, -1))
+	c.frames.add(msg(2, 4, 1)) // frames 2, 3 again; region 1 only for 2, 3
+	got := c.ServerRegionStats(nil, 3)
+	want := []RegionFrameStat{
+		{2, FrameStat{3, 2003 * time.Microsecond, 2 * time.Microsecond}},
+		{0, FrameStat{3, 3 * time.Microsecond, 0}},
+		{1, FrameStat{3, 1003 * time.Microsecond, time.Microsecond}},
+		{2, FrameStat{4, 2004 * time.Microsecond, 2 * time.Microsecond}},
+		{0, FrameStat{4, 4 * time.Microsecond, 0}},
+		{2, FrameStat{5, 2005 * time.Microsecond, 2 * time.Microsecond}},
+		{0, FrameStat{5, 5 * time.Microsecond, 0}},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("region stats from frame 3:\n got %v\nwant %v", got, want)
 	}
 }

@@ -37,3 +37,16 @@ func (c *Client) Xdump(command string) (id uint32, err error) {
 	id = c.xdumpID.Add(1)
 	return id, c.Send(&pb.NetMessageXDumpRequest{RequestId: id, Command: command})
 }
+
+// Teleport moves the avatar of the player named player to marker of region
+// (deity): by the same handoff as a portal when the region is another, and the
+// player's client gets a region change; within the player's region, a move.
+func (c *Client) Teleport(player string, region, marker int32) error {
+	return c.Send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, Player: player, Region: region, Marker: marker})
+}
+
+// Regions asks for the list of regions with their players (deity); the answer is a
+// NetMessageRegionList through Options.OnMessage.
+func (c *Client) Regions() error {
+	return c.Send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_REGIONS})
+}

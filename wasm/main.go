@@ -19,13 +19,18 @@
 //	           comparison), driftMax, corrections, rtt (ms), paused, recorded (the last
 //	           recorded frame), error, fps, overlays (names on), overlayNames (all),
 //	           selected, following, camera [x, y, pixels per metre], triangles, ticks,
-//	           ready (true once the first update ran)
+//	           ready (true once the first update ran), region (the avatar's region's
+//	           name), regionId, regionChanges (travels since starting; the event log
+//	           says "region A → B at frame F" for each)
 //	network    recordedFrom (first recorded server frame), replaying (frame is a
 //	           recorded one), avatarServer [x, y] (authoritative, at serverFrame);
 //	           the server's loop: serverFrameMs and serverLateMs (newest timed frame),
 //	           serverFrameMaxMs (30 s), serverDropped, serverTimedFrames;
 //	           netLatency, netJitter (ms), netBandwidth (bytes/s): the connection's
-//	           simulated conditions; graphs (names of the graphs drawn, top to bottom)
+//	           simulated conditions; graphs (names of the graphs drawn, top to bottom;
+//	           "region <name>": each region's step time on the server);
+//	           correctionsAfterTravel (prediction rewinds just after a travel, not in
+//	           corrections)
 //	functions  moveTo(x, y), fire(x, y), toggle(name) → on (null: unknown name),
 //	           setOverlay(name, on), pause(), resume(), step(), seek(frame) (replay the
 //	           recording: the sandbox's, or the networked session's), select(id),

@@ -48,6 +48,16 @@
 // one NetMessageResyncRequest to send, and the server's answer, a region change
 // followed by creates of everything in view, replaces the world.
 //
+// A region change to another region while logged in, with no resync asked for, is
+// travel (a portal, a deity's teleport): the avatar keeps its id, the replica builds
+// the new region's prediction game from the world it loaded (the tables hash is
+// unchanged, so they are not loaded and verified again), drops the entities of the
+// old region (the creates of the new view follow) and keeps the input numbering,
+// the clock estimate, the drift log and the inputs the server has not acknowledged
+// (it dropped and acknowledged the ones it had not applied; later ones apply in the
+// new region). Corrections within TravelWindow frames of a travel are counted
+// apart (DriftStats.CorrectionsAfterTravel); TakeRegionChanges reports each change.
+//
 // Determinism: no wall clock, no global random source, entities kept in id order,
 // no map iteration.
 package replica

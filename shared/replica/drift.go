@@ -60,6 +60,9 @@ type DriftSample struct {
 	Corrected  bool          // the disagreement exceeded the tolerance: rewound and replayed
 	Correction float32       // metres the simulated avatar moved by the correction (at the newest predicted frame)
 	Replayed   int           // frames replayed
+	// AfterTravel: the frame is within TravelWindow frames of a travel to another
+	// region; a correction then counts in CorrectionsAfterTravel, not Corrections.
+	AfterTravel bool
 
 	PredPos, AuthPos     mgl32.Vec2
 	PredYaw, AuthYaw     float32
@@ -75,6 +78,9 @@ func (s DriftSample) String() string {
 	fmt.Fprintf(&b, "frame %d: error %.3f m %.4f rad", s.Frame, s.PosError, s.YawError)
 	if s.Corrected {
 		fmt.Fprintf(&b, ", corrected by %.3f m (%d frames replayed)", s.Correction, s.Replayed)
+	}
+	if s.AfterTravel {
+		b.WriteString(", after travel")
 	}
 	for f := range numFields {
 		if !s.Fields.Has(f) {
@@ -114,6 +120,12 @@ type DriftStats struct {
 	LastCorrection  uint64        // server frame of the last correction (0: none)
 	LastCorrectedAt time.Duration // client time of the last correction
 	ByField         [numFields]int
+	// CorrectionsAfterTravel counts the rewinds within TravelWindow frames of a
+	// travel to another region, and MaxCorrectionAfterTravel the largest, in
+	// metres: the handoff's, reported apart from steady prediction's (Corrections,
+	// MaxCorrection, SumCorrection and LastCorrection leave them out).
+	CorrectionsAfterTravel   int
+	MaxCorrectionAfterTravel float32
 }
 
 // FieldCount returns how many compared frames disagreed in f.
@@ -162,7 +174,10 @@ func (l *driftLog) add(s DriftSample) {
 	}
 	st.MaxPosError = max(st.MaxPosError, s.PosError)
 	st.MaxYawError = max(st.MaxYawError, s.YawError)
-	if s.Corrected {
+	if s.Corrected && s.AfterTravel {
+		st.CorrectionsAfterTravel++
+		st.MaxCorrectionAfterTravel = max(st.MaxCorrectionAfterTravel, s.Correction)
+	} else if s.Corrected {
 		st.Corrections++
 		st.MaxCorrection = max(st.MaxCorrection, s.Correction)
 		st.SumCorrection += float64(s.Correction)

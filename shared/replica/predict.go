@@ -72,6 +72,20 @@ func (p *predictor) reset(g *sim.Game) {
 	p.game = g
 }
 
+// travel restarts prediction in g, the game of the region the avatar travelled
+// to, keeping the inputs the server has not acknowledged (ack): it received them
+// after the handoff, or will, and applies them there.
+func (p *predictor) travel(g *sim.Game, ack uint32) {
+	var keep []input
+	for _, in := range p.inputs {
+		if in.seq > ack {
+			keep = append(keep, in)
+		}
+	}
+	p.reset(g)
+	p.inputs = append(p.inputs, keep...)
+}
+
 func (p *predictor) active() bool { return p.local != 0 }
 
 func (p *predictor) drop() {
@@ -384,6 +398,7 @@ func (r *Replica) reconcile(now time.Duration, own *entity) {
 	p.reconciled = f
 	s := compare(&ps.st, own.state())
 	s.Frame, s.At = f, now
+	s.AfterTravel = r.travelled && f <= r.travelFrame+TravelWindow
 	resting := (ps.st.Fields|own.state().Fields)&locomotion.Moving == 0
 	if s.Fields == 0 || !resting {
 		p.within = 0

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -111,8 +112,29 @@ type Stats struct {
 	// ResyncRequests counts TakeResyncRequest's requests; Resyncs the region
 	// changes that answered one.
 	ResyncRequests, Resyncs int
-	LastServerErr           string
+	// RegionChanges counts travel: region changes to another region while logged
+	// in, without a resync asked for (see RegionChange).
+	RegionChanges int
+	// WorldLoads counts the tables loaded into a world (world.Load); a region
+	// change whose tables hash is the loaded world's reuses it.
+	WorldLoads    int
+	LastServerErr string
 }
+
+// RegionChange is a change of the region the replica is in.
+type RegionChange struct {
+	From, To int32
+	Frame    uint64 // the server frame of the change
+	// Travel: the avatar went from one region to another (a portal, a teleport);
+	// otherwise the first region after login, or a resync.
+	Travel bool
+}
+
+// TravelWindow is how many server frames after a travel the prediction's
+// corrections are counted apart (DriftStats.CorrectionsAfterTravel): the new
+// region starts prediction afresh, and what it gets wrong then is the handoff's,
+// not steady prediction's.
+const TravelWindow = 20
 
 // Replica is a client's copy of the region: remote entities as the server sent
 // them, and the predicted own avatar. It is not safe for concurrent use.
@@ -120,8 +142,13 @@ type Replica struct {
 	opt Options
 
 	world  *world.World
+	hash   []byte    // the tables hash of world
 	game   *sim.Game // prediction: the region's navmesh, props and the own avatar
 	region int32
+
+	changes     []RegionChange // since the last TakeRegionChanges
+	travelFrame uint64         // server frame of the last travel (0: none)
+	travelled   bool
 
 	player    uint64 // the own avatar's server id (0: none)
 	role      pb.Role
@@ -181,11 +208,23 @@ func New(opt *Options) *Replica {
 }
 
 // Reset forgets the region, the entities and the prediction (before logging in
-// again); options, statistics and the drift log are kept.
+// again); options, statistics, the drift log and the loaded world (reused when
+// the next region change has the same tables) are kept.
 func (r *Replica) Reset() {
-	opt, stats, drift := r.opt, r.stats, r.drift
-	*r = Replica{opt: opt, stats: stats, drift: drift}
+	opt, stats, drift, w, hash := r.opt, r.stats, r.drift, r.world, r.hash
+	*r = Replica{opt: opt, stats: stats, drift: drift, world: w, hash: hash}
 	r.pred.init(&r.opt)
+}
+
+// maxChanges caps the region changes kept for TakeRegionChanges.
+const maxChanges = 64
+
+// TakeRegionChanges appends the region changes since the last call (at most the
+// newest 64), oldest first, to dst, and forgets them.
+func (r *Replica) TakeRegionChanges(dst []RegionChange) []RegionChange {
+	dst = append(dst, r.changes...)
+	r.changes = r.changes[:0]
+	return dst
 }
 
 // World returns the world built from the last region change, or nil.
@@ -197,6 +236,20 @@ func (r *Replica) Game() *sim.Game { return r.game }
 
 // RegionID returns the region the client is in.
 func (r *Replica) RegionID() int32 { return r.region }
+
+// RegionName returns the name of region id in the loaded world, or "" (no world,
+// no such region).
+func (r *Replica) RegionName(id int32) string {
+	if r.world == nil {
+		return ""
+	}
+	for i := range r.world.Regions {
+		if r.world.Regions[i].ID == id {
+			return r.world.Regions[i].Name
+		}
+	}
+	return ""
+}
 
 // Player returns the own avatar's entity id (0 before login).
 func (r *Replica) Player() uint64 { return r.player }
@@ -372,8 +425,19 @@ func (r *Replica) login(m *pb.NetMessageLoginResult) {
 	r.role = m.GetRole()
 }
 
+// regionChange replaces the region: the world (reused when the tables hash is the
+// loaded world's), the prediction game of the new region, and the entities, which
+// the creates that follow fill again. A change to another region while logged in,
+// with no resync asked for, is travel (docs/ARCHITECTURE.md §4): the server
+// dropped and acknowledged the inputs it had not applied, so the ones it had not
+// received yet (sent after the ack of this packet) apply in the new region and are
+// predicted there; the input numbering, the clock estimate and the drift log go on.
 func (r *Replica) regionChange(now time.Duration, m *pb.NetMessageRegionChange) {
-	w, g, err := BuildWorld(m)
+	w := r.world
+	if w == nil || !bytes.Equal(m.GetTablesHash(), r.hash) {
+		w = nil
+	}
+	w, g, err := buildWorld(m, w)
 	if err != nil {
 		kind := ErrBadTables
 		if errors.Is(err, ErrHashMismatch) {
@@ -382,14 +446,29 @@ func (r *Replica) regionChange(now time.Duration, m *pb.NetMessageRegionChange) 
 		r.fail(m, 0, kind, strings.TrimPrefix(err.Error(), kind.Error()+": "))
 		return
 	}
-	r.world, r.game, r.region = w, g, m.GetRegionId()
+	if w != r.world {
+		r.stats.WorldLoads++
+	}
+	from := r.region
+	travel := r.game != nil && r.player != 0 && m.GetRegionId() != from && !r.requested
+	r.world, r.hash, r.game, r.region = w, slices.Clone(m.GetTablesHash()), g, m.GetRegionId()
 	r.ents = r.ents[:0]
-	r.pred.reset(g)
+	if travel {
+		r.pred.travel(g, r.lastAck)
+		r.stats.RegionChanges++
+		r.travelFrame, r.travelled = max(m.GetServerFrame(), r.frame), true
+	} else {
+		r.pred.reset(g)
+	}
 	r.resynced()
 	if f := m.GetServerFrame(); f > r.frame {
 		r.frame = f
 	}
 	r.clock.Frame(now, m.GetServerFrame())
+	if len(r.changes) == maxChanges {
+		r.changes = append(r.changes[:0], r.changes[1:]...)
+	}
+	r.changes = append(r.changes, RegionChange{From: from, To: r.region, Frame: r.frame, Travel: travel})
 }
 
 func (r *Replica) beginFrame(now time.Duration, m *pb.NetMessageServerFrame) {

@@ -17,35 +17,67 @@ import (
 
 // BuildWorld checks a region change's tables against its hash and loads them as a
 // world (the same loader, verification and initial state as the server's), then
-// builds the game the client predicts in: the world's navmeshes and props, with
-// population off. Errors wrap ErrHashMismatch or ErrBadTables.
+// builds the game the client predicts in: the region's navmesh and props
+// (sim.Options.Region), with population off. Errors wrap ErrHashMismatch or
+// ErrBadTables.
 func BuildWorld(m *pb.NetMessageRegionChange) (*world.World, *sim.Game, error) {
+	return buildWorld(m, nil)
+}
+
+// buildWorld is BuildWorld with the world w already loaded from the same tables
+// (nil: load them). Loading verifies every transition, which builds the navmesh
+// of every region a portal leads to; travel, where the tables do not change,
+// builds only the new region's game.
+func buildWorld(m *pb.NetMessageRegionChange, w *world.World) (*world.World, *sim.Game, error) {
 	if err := protocol.CheckRegionChange(m); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrHashMismatch, err)
 	}
+	if w == nil {
+		var err error
+		if w, err = loadTables(m); err != nil {
+			return nil, nil, err
+		}
+	}
+	if !hasRegion(w, m.GetRegionId()) {
+		return nil, nil, fmt.Errorf("%w: no region %d in the tables", ErrBadTables, m.GetRegionId())
+	}
+	g, err := sim.New(w, &sim.Options{Region: m.GetRegionId(), NoPopulation: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrBadTables, err)
+	}
+	return w, g, nil
+}
+
+func hasRegion(w *world.World, id int32) bool {
+	for i := range w.Regions {
+		if w.Regions[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// loadTables loads a region change's tables as a world.
+func loadTables(m *pb.NetMessageRegionChange) (*world.World, error) {
 	files := make(tableFS, 0, len(m.GetTables()))
 	for _, t := range m.GetTables() {
 		name := t.GetName()
 		if !fs.ValidPath(name) || path.Base(name) != name || name == "." {
-			return nil, nil, fmt.Errorf("%w: bad file name %q", ErrBadTables, name)
+			return nil, fmt.Errorf("%w: bad file name %q", ErrBadTables, name)
 		}
 		files = append(files, tableFile{name: name, text: []byte(t.GetText())})
 	}
 	slices.SortFunc(files, func(a, b tableFile) int { return compareStrings(a.name, b.name) })
 	for i := 1; i < len(files); i++ {
 		if files[i].name == files[i-1].name {
-			return nil, nil, fmt.Errorf("%w: file %q sent twice", ErrBadTables, files[i].name)
+			return nil, fmt.Errorf("%w: file %q sent twice", ErrBadTables, files[i].name)
 		}
 	}
 	w, err := world.Load(files)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrBadTables, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadTables, err)
 	}
-	g, err := sim.New(w, &sim.Options{Region: m.GetRegionId(), NoPopulation: true})
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: region %d: %w", ErrBadTables, m.GetRegionId(), err)
-	}
-	return w, g, nil
+	return w, nil
 }
 
 func compareStrings(a, b string) int {

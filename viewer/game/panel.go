@@ -49,7 +49,7 @@ func (g *Game) drawPanel(screen *ebiten.Image) {
 		status = "DISCONNECTED"
 	}
 	lines := []string{
-		fmt.Sprintf("Twinframe  %s  %s", s.Mode, status),
+		fmt.Sprintf("Twinframe  %s  %s  region %s", s.Mode, status, s.Region),
 		fmt.Sprintf("frame %d/%d  server %d  fps %.0f", s.Frame, s.Recorded, s.ServerFrame, s.FPS),
 		fmt.Sprintf("entities %d  avatar %d  drift %.3f m", s.Entities, s.AvatarID, s.Drift),
 		serverLine(s),

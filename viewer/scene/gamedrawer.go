@@ -139,7 +139,7 @@ func (gd *gameDrawer) Draw(d debugdraw.Drawer, g *sim.Game, ov Overlay, avatar, 
 	sim.DebugDraw(d, g, sim.DrawOptions{
 		Paths: ov.Has(ovPaths), Sweeps: ov.Has(ovSweeps), Events: ov.Has(ovEvents),
 		Hotspots: ov.Has(ovHotspots), Blackouts: ov.Has(ovBlackout), Spawns: ov.Has(ovSpawns),
-		Region: -1,
+		Portals: ov.Has(ovPortals), Region: -1,
 	})
 	for _, e := range g.Entities() {
 		prop := e.Flags()&world.FlagProp != 0

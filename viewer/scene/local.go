@@ -42,12 +42,16 @@ type LocalOptions struct {
 }
 
 // local is the sandbox source: it runs the simulation in-process, with the user's
-// avatar, and no server.
+// avatar, and no server. Like the server it runs one game per region, all stepped
+// every frame (so that their frames agree), and hands the avatar off to the target
+// region's game when it enters a portal; the view shows the avatar's region.
 type local struct {
-	w      *world.World
-	g      *sim.Game
-	gd     *gameDrawer
-	avatar sim.EntityID
+	w       *world.World
+	games   []*sim.Game // one per region, in the world's order
+	g       *sim.Game   // the avatar's region's: the one shown
+	gd      *gameDrawer
+	avatar  sim.EntityID
+	travels int
 
 	started   bool
 	paused    bool
@@ -85,8 +89,10 @@ type recorded struct {
 }
 
 type keyframe struct {
-	frame uint64
-	data  []byte
+	frame   uint64
+	data    [][]byte // each region's snapshot, in the world's order
+	shown   int      // the index of the avatar's region
+	travels int
 }
 
 var _ Source = (*local)(nil)
@@ -110,12 +116,19 @@ func newLocal(opt LocalOptions) (*local, error) {
 		}
 	}
 	simOpt := sim.Options{Seed: opt.Seed, NoPopulation: opt.NoPopulation}
-	g, err := sim.New(w, &simOpt)
-	if err != nil {
-		return nil, err
+	var games []*sim.Game
+	for i := range w.Regions {
+		g, err := sim.New(w, regionOptions(simOpt, w.Regions[i].ID))
+		if err != nil {
+			return nil, err
+		}
+		games = append(games, g)
+	}
+	if len(games) == 0 {
+		return nil, errors.New("scene: the world has no region")
 	}
 	l := &local{
-		w: w, g: g, gd: newGameDrawer(w), inspect: world.New(),
+		w: w, games: games, g: games[0], gd: newGameDrawer(w), inspect: world.New(),
 		stepMS: newSeries("step", "ms", graphFrames),
 		lateMS: newSeries("lateness", "ms", graphFrames),
 		drift:  newSeries("drift", "m", graphFrames),
@@ -129,6 +142,17 @@ func newLocal(opt LocalOptions) (*local, error) {
 	}
 	l.keyframe()
 	return l, nil
+}
+
+// regionOptions returns the options of region id's game: opt with the region, and
+// the seed mixed with the id as the server mixes it, so that each region draws its
+// own random sequence and the first plays as a world of one region did.
+func regionOptions(opt sim.Options, id int32) *sim.Options {
+	opt.Region = id
+	if id != 0 {
+		opt.Seed ^= uint64(uint32(id)) * 0x9e3779b97f4a7c15
+	}
+	return &opt
 }
 
 func (l *local) spawnAvatar() error {
@@ -156,8 +180,52 @@ func (l *local) spawnAvatar() error {
 	if err != nil {
 		return fmt.Errorf("scene: spawning the avatar: %w", err)
 	}
+	// The sandbox's player owns its avatar, as a logged-in player does: it takes portals.
+	if err := l.g.SetOwner(id, 0); err != nil {
+		return err
+	}
 	l.avatar = id
 	return nil
+}
+
+// travel hands the avatar off when it entered a portal in the last step: packed
+// from its game (Emigrate), unpacked into the target region's (Immigrate), the
+// same entity, as the server does.
+func (l *local) travel() error {
+	for _, d := range l.g.Departures() {
+		if d.Entity != l.avatar {
+			continue
+		}
+		to := l.regionIndex(d.Region)
+		if to < 0 {
+			return fmt.Errorf("scene: travel to region %d: no such region", d.Region)
+		}
+		b, err := l.g.Emigrate(l.avatar)
+		if err != nil {
+			return fmt.Errorf("scene: travel: %w", err)
+		}
+		if _, err := l.games[to].Immigrate(b, d.Marker); err != nil {
+			return fmt.Errorf("scene: travel to region %d: %w", d.Region, err)
+		}
+		from := l.g
+		l.g = l.games[to]
+		l.travels++
+		if !l.seeking {
+			l.gd.flashes = l.gd.flashes[:0]
+			l.log.travelled(from.Home().Name(), l.g.Home().Name(), l.g.Frame())
+		}
+		return nil
+	}
+	return nil
+}
+
+func (l *local) regionIndex(id int32) int {
+	for i, g := range l.games {
+		if g.Home().ID() == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // Game returns the simulated game. Use it from the viewer's goroutine only.
@@ -194,12 +262,19 @@ func (l *local) keyframe() {
 	if n := len(l.keys); n > 0 && l.keys[n-1].frame >= f {
 		return
 	}
-	data, err := l.g.Snapshot()
-	if err != nil {
-		l.addLog("recording: " + err.Error())
-		return
+	k := keyframe{frame: f, travels: l.travels}
+	for i, g := range l.games {
+		data, err := g.Snapshot()
+		if err != nil {
+			l.addLog("recording: " + err.Error())
+			return
+		}
+		k.data = append(k.data, data)
+		if g == l.g {
+			k.shown = i
+		}
 	}
-	l.keys = append(l.keys, keyframe{f, data})
+	l.keys = append(l.keys, k)
 }
 
 // replayInputs applies the recorded commands issued at the current frame, when the game
@@ -219,7 +294,15 @@ func (l *local) replayInputs() {
 func (l *local) step(late time.Duration) error {
 	l.replayInputs()
 	t0 := time.Now()
-	err := l.g.Step()
+	var err error
+	for _, g := range l.games {
+		if e := g.Step(); e != nil && err == nil {
+			err = e
+		}
+	}
+	if e := l.travel(); e != nil && err == nil {
+		err = e
+	}
 	if f := l.g.Frame(); f > l.recEnd {
 		l.recEnd = f
 	}
@@ -279,6 +362,7 @@ func (l *local) Status() Status {
 	st := Status{
 		Connected: true, Mode: "local", Frame: l.g.Frame(), ServerFrame: l.g.Frame(),
 		Entities: len(l.g.Entities()), Paused: l.paused, Error: l.lastErr, Recorded: l.recEnd,
+		Region: l.g.Home().Name(), RegionID: l.g.Home().ID(), RegionChanges: l.travels,
 	}
 	if a := l.g.Entity(l.avatar); a != nil {
 		st.AvatarID = uint64(a.ID())
@@ -288,12 +372,15 @@ func (l *local) Status() Status {
 	return st
 }
 
-// Bounds returns the bounds of the first region (the one the avatar is in).
+// Bounds returns the bounds of the region shown (the one the avatar is in).
 func (l *local) Bounds() (min, max mgl32.Vec2) {
-	if len(l.w.Regions) == 0 {
-		return mgl32.Vec2{}, mgl32.Vec2{1, 1}
+	id := l.g.Home().ID()
+	for _, r := range l.w.Regions {
+		if r.ID == id {
+			return r.Min, r.Max
+		}
 	}
-	return l.w.Regions[0].Min, l.w.Regions[0].Max
+	return mgl32.Vec2{}, mgl32.Vec2{1, 1}
 }
 
 // Draw draws the game, and the path corridor of the selected entity.
@@ -347,11 +434,15 @@ func (l *local) Seek(frame uint64) error {
 	if len(l.keys) == 0 {
 		return errors.New("scene: nothing recorded")
 	}
-	g, err := sim.Restore(l.w, l.keys[k].data, &l.simOpt)
-	if err != nil {
-		return fmt.Errorf("scene: seek: %w", err)
+	games := make([]*sim.Game, len(l.games))
+	for i, data := range l.keys[k].data {
+		g, err := sim.Restore(l.w, data, regionOptions(l.simOpt, l.w.Regions[i].ID))
+		if err != nil {
+			return fmt.Errorf("scene: seek: %w", err)
+		}
+		games[i] = g
 	}
-	l.g = g
+	l.games, l.g, l.travels = games, games[l.keys[k].shown], l.keys[k].travels
 	l.gd.flashes = l.gd.flashes[:0]
 	l.seeking = true
 	for l.g.Frame() < frame {

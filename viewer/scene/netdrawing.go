@@ -68,7 +68,8 @@ func (dr *netDrawing) drawGame(d debugdraw.Drawer, r *replica.Replica, ov Overla
 	}
 	sim.DebugDraw(d, g, sim.DrawOptions{
 		Paths: ov.Has(ovPaths), Sweeps: ov.Has(ovSweeps), Events: ov.Has(ovEvents),
-		Hotspots: ov.Has(ovHotspots), Blackouts: ov.Has(ovBlackout), Spawns: ov.Has(ovSpawns), Region: -1,
+		Hotspots: ov.Has(ovHotspots), Blackouts: ov.Has(ovBlackout), Spawns: ov.Has(ovSpawns),
+		Portals: ov.Has(ovPortals), Region: -1,
 	})
 	if ov.Has(ovProps) {
 		for _, e := range g.Entities() {

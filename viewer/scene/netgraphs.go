@@ -6,6 +6,7 @@ import (
 
 	"github.com/twinframe/twinframe/client"
 	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/world"
 )
 
 // netGraphs are the networked source's graphs: the prediction's drift, the round
@@ -21,9 +22,51 @@ type netGraphs struct {
 	seenDF   int                   // drift samples graphed from the current replica (its Compared count)
 	fstats   []client.FrameStat
 	nextStat uint64 // the next server loop frame to graph
-	srv      serverTimings
-	stats    client.Stats // the traffic counters at statsAt
-	statsAt  time.Duration
+	// One series per region the server times (NetMessageServerFrameStats.regions),
+	// made as they first appear, after the others in all.
+	regions    []regionSeries
+	rstats     []client.RegionFrameStat
+	nextRegion uint64       // the next server loop frame to graph per region
+	world      *world.World // names the regions
+	srv        serverTimings
+	stats      client.Stats // the traffic counters at statsAt
+	statsAt    time.Duration
+}
+
+type regionSeries struct {
+	id int32
+	s  *Series
+}
+
+// regionSeries returns the series of region id, made at its first sample.
+func (g *netGraphs) regionSeries(id int32) *Series {
+	for _, r := range g.regions {
+		if r.id == id {
+			return r.s
+		}
+	}
+	name := fmt.Sprint(id)
+	if g.world != nil {
+		for _, r := range g.world.Regions {
+			if r.ID == id {
+				name = r.Name
+			}
+		}
+	}
+	s := newSeries("region "+name, "ms", graphFrames)
+	g.regions = append(g.regions, regionSeries{id, s})
+	g.all = append(g.all, s)
+	return s
+}
+
+// regionStats graphs each region's step time in the server loop's frames timed
+// since the last call.
+func (g *netGraphs) regionStats(c *client.Client) {
+	g.rstats = c.ServerRegionStats(g.rstats[:0], g.nextRegion)
+	for _, f := range g.rstats {
+		g.regionSeries(f.Region).Add(float32(f.Duration.Seconds() * 1000))
+		g.nextRegion = f.Frame + 1
+	}
 }
 
 // serverTimings are the server loop's figures the status reports.
@@ -50,7 +93,7 @@ func newNetGraphs() netGraphs {
 // connected starts sampling a new connection, whose counters start from zero.
 func (g *netGraphs) connected(now time.Duration) {
 	g.stats, g.statsAt = client.Stats{}, now
-	g.nextStat, g.srv = 0, serverTimings{}
+	g.nextStat, g.srv, g.nextRegion = 0, serverTimings{}, 0
 }
 
 // graphDrift graphs the drift samples compared since the last call and logs the
@@ -64,7 +107,11 @@ func (g *netGraphs) graphDrift(compared int, log *eventLog) {
 	g.seenDF = compared
 	for _, s := range g.drifts[len(g.drifts)-fresh:] {
 		g.drift.Add(s.PosError)
-		if s.Corrected {
+		switch {
+		case s.Corrected && s.AfterTravel:
+			// Counted apart (Status.CorrectionsAfterTravel), and logged apart.
+			log.add(s.Frame, fmt.Sprintf("travel correction %.3f m after %d replayed frames", s.Correction, s.Replayed))
+		case s.Corrected:
 			log.add(s.Frame, fmt.Sprintf("correction %.3f m after %d replayed frames", s.Correction, s.Replayed))
 		}
 	}
@@ -85,6 +132,7 @@ func (g *netGraphs) serverStats(c *client.Client, st *Status) {
 	}
 	st.ServerFrameMS, st.ServerLateMS, st.ServerFrameMaxMS = g.srv.frameMS, g.srv.lateMS, g.srvFrame.Max()
 	st.ServerDropped, st.ServerTimed = g.srv.dropped, g.srv.timed
+	g.regionStats(c)
 }
 
 // traffic graphs the bytes per second each way, once a second.

@@ -54,10 +54,11 @@ type network struct {
 	xdump   xdumpRows
 	log     eventLog
 
-	now    time.Duration
-	views  []replica.View // the live entities as the client shows them
-	powers []sim.PowerResult
-	st     Status
+	now     time.Duration
+	views   []replica.View // the live entities as the client shows them
+	powers  []sim.PowerResult
+	changes []replica.RegionChange
+	st      Status
 }
 
 var _ Source = (*network)(nil)
@@ -118,6 +119,15 @@ func (n *network) Update(now time.Duration) error {
 			n.st.Drift = drifts[len(drifts)-1].PosError
 		}
 		n.st.DriftMax, n.st.Corrections = d.MaxPosError, d.Corrections
+		n.st.RegionID, n.st.Region = r.RegionID(), r.RegionName(r.RegionID())
+		n.st.RegionChanges, n.st.CorrectionsAfterTravel = r.Stats().RegionChanges, d.CorrectionsAfterTravel
+		n.changes = r.TakeRegionChanges(n.changes[:0])
+		for _, ch := range n.changes {
+			if ch.Travel {
+				n.log.travelled(r.RegionName(ch.From), r.RegionName(ch.To), ch.Frame)
+			}
+		}
+		n.graphs.world = r.World() // never changed once loaded: read outside the lock
 		n.st.RTT = float32(r.Clock().RTT().Seconds() * 1000)
 		n.graphs.rtt.Add(n.st.RTT)
 		n.powers = r.TakePowerResults(n.powers[:0])

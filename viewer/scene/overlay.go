@@ -25,17 +25,18 @@ const (
 	ovAOI                             // area of interest: add and remove circles
 	ovPrediction                      // predicted vs authoritative avatar, error vector
 	ovGraphs                          // drift, frame time, lateness, RTT, bytes/s
+	ovPortals                         // portals: their discs or polygons and where they lead
 	numOverlays   = iota
 )
 
 var overlayNames = [numOverlays]string{
 	"navmesh", "edges", "constraints", "blackout", "spawns", "props", "entities", "labels",
-	"paths", "sweeps", "events", "hotspots", "aoi", "prediction", "graphs",
+	"paths", "sweeps", "events", "hotspots", "aoi", "prediction", "graphs", "portals",
 }
 
 // defaultOverlays is what a viewer shows at start.
 const defaultOverlays = ovNavmesh | ovConstraints | ovBlackout | ovSpawns | ovProps | ovEntities | ovLabels |
-	ovPaths | ovSweeps | ovEvents | ovHotspots | ovAOI | ovPrediction | ovGraphs
+	ovPaths | ovSweeps | ovEvents | ovHotspots | ovAOI | ovPrediction | ovGraphs | ovPortals
 
 // AllOverlays lists every overlay in a fixed order.
 func AllOverlays() []Overlay {

@@ -50,6 +50,13 @@ type Status struct {
 	Paused      bool       `json:"paused"`
 	Recorded    uint64     `json:"recorded"` // the furthest recorded frame (seek up to it)
 	Error       string     `json:"error"`
+	// The region the avatar is in (its name and id), and the travels since starting.
+	Region        string `json:"region"`
+	RegionID      int32  `json:"regionId"`
+	RegionChanges int    `json:"regionChanges"`
+	// Prediction rewinds within replica.TravelWindow frames of a travel (not in
+	// Corrections: the handoff's, not steady prediction's).
+	CorrectionsAfterTravel int `json:"correctionsAfterTravel"`
 
 	// Replay of a networked session (the sandbox replays from frame 0 and leaves these zero).
 	RecordedFrom uint64     `json:"recordedFrom"` // the first recorded server frame

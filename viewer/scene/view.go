@@ -38,7 +38,7 @@ type Input struct {
 var KeyBindings = map[string]string{
 	"n": "navmesh", "e": "edges", "c": "constraints", "b": "blackout", "m": "spawns",
 	"o": "props", "t": "entities", "l": "labels", "p": "paths", "w": "sweeps", "v": "events",
-	"h": "hotspots", "a": "aoi", "r": "prediction", "g": "graphs",
+	"h": "hotspots", "a": "aoi", "r": "prediction", "g": "graphs", "k": "portals",
 	"space": "pause", "period": "step", "comma": "back", "0": "fit", "f": "follow", "x": "fire",
 }
 
@@ -72,6 +72,7 @@ type View struct {
 	frameMS  *Series
 	graphs   []string // names of the graphs, top to bottom
 	last     time.Duration
+	region   int32 // the region the source was in at the last Tick
 
 	press        [2]float32 // where the left button went down
 	pressed      bool
@@ -253,6 +254,13 @@ func (v *View) Tick(now time.Duration, in Input, w, h int) error {
 	v.pending = v.pending[:0]
 	err := v.src.Update(now)
 	st := v.src.Status()
+	if st.RegionID != v.region && !v.follow {
+		// The avatar travelled while the user looked around: show the region it is
+		// in now (a following camera keeps its zoom and goes with the avatar).
+		min, max := v.src.Bounds()
+		v.cam.Fit(min, max)
+	}
+	v.region = st.RegionID
 	if v.follow && st.AvatarID != 0 {
 		v.cam.Center = mgl32.Vec2{st.Avatar[0], st.Avatar[1]}
 	}

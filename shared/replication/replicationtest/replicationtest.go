@@ -4,6 +4,12 @@
 //
 // Tests step it frame by frame and can reorder, delay or drop what it produces;
 // client/clienttest puts it behind a websocket.
+//
+// Like the real server it runs one game per region of the world and hands off an
+// avatar that entered a portal (sim.Game.Departures) to the target region's game
+// at the end of the frame (Emigrate, Immigrate, the view attached to the target's
+// replicator, its unapplied inputs dropped and acknowledged); the client's next
+// packet carries the region change, then the creates of its new view.
 package replicationtest
 
 import (
@@ -39,10 +45,12 @@ type Options struct {
 
 // Server is the scripted server. It is not safe for concurrent use.
 type Server struct {
+	// Game is the first region's game, where clients log in.
 	Game    *sim.Game
 	World   *world.World
+	Regions []*Region // in the world's order
 	opt     Options
-	repl    *replication.Replicator
+	repl    *replication.Replicator // the first region's
 	tables  []*pb.NetStructConfigFile
 	hash    []byte
 	region  int32
@@ -50,15 +58,31 @@ type Server struct {
 	pk      protocol.Packet
 }
 
+// Region is one region's game and its replication.
+type Region struct {
+	ID   int32
+	Name string
+	Game *sim.Game
+	repl *replication.Replicator
+}
+
 // Client is a logged-in client's session state on the Server.
 type Client struct {
 	Name    string
 	Avatar  sim.EntityID
 	Role    pb.Role
+	reg     *Region
 	view    replication.View
 	out     []proto.Message // replies to send with the next frame
 	Applied []AppliedInput  // every input applied, in order (for tests)
 	Resyncs int             // resync requests answered
+	Travels []Travel        // every region change by travel, in order
+}
+
+// Travel records a handoff: the avatar left From at the end of Frame and is in To.
+type Travel struct {
+	From, To int32
+	Frame    uint64
 }
 
 // AppliedInput records the frame at which an input was applied.
@@ -95,15 +119,28 @@ func NewServer(opt *Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := sim.New(w, &sim.Options{Seed: s.opt.Seed, NoPopulation: s.opt.NoPopulation})
-	if err != nil {
-		return nil, err
+	for i := range w.Regions {
+		wr := &w.Regions[i]
+		// The real server's seeds: the first region plays with the seed itself.
+		seed := s.opt.Seed
+		if wr.ID != 0 {
+			seed ^= uint64(uint32(wr.ID)) * 0x9e3779b97f4a7c15
+		}
+		g, err := sim.New(w, &sim.Options{Region: wr.ID, Seed: seed, NoPopulation: s.opt.NoPopulation})
+		if err != nil {
+			return nil, err
+		}
+		r := &Region{ID: wr.ID, Name: wr.Name, Game: g}
+		if r.repl, err = replication.New(g, s.opt.Replication); err != nil {
+			return nil, err
+		}
+		s.Regions = append(s.Regions, r)
 	}
-	if s.repl, err = replication.New(g, s.opt.Replication); err != nil {
-		return nil, err
+	if len(s.Regions) == 0 {
+		return nil, fmt.Errorf("replicationtest: the world has no region")
 	}
-	s.World, s.Game = w, g
-	s.region = g.Regions()[0].ID()
+	s.World, s.Game, s.repl = w, s.Regions[0].Game, s.Regions[0].repl
+	s.region = s.Regions[0].ID
 	s.pk.Limits = protocol.Limits{MaxPacketSize: protocol.HeaderSize + protocol.MaxBodySize, MaxMessageSize: 4 << 20}
 	return s, nil
 }
@@ -127,7 +164,11 @@ func (s *Server) Login(name string, spawn int) (*Client, []proto.Message, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	c := &Client{Name: name, Avatar: id, Role: pb.Role_ROLE_PLAYER}
+	// A player owns its avatar, which is what makes it take portals.
+	if err := s.Game.SetOwner(id, int32(len(s.clients))); err != nil {
+		return nil, nil, err
+	}
+	c := &Client{Name: name, Avatar: id, Role: pb.Role_ROLE_PLAYER, reg: s.Regions[0]}
 	c.view.SetAvatar(id)
 	s.repl.Attach(&c.view)
 	s.clients = append(s.clients, c)
@@ -139,8 +180,12 @@ func (s *Server) welcome(c *Client) []proto.Message {
 	f := s.Game.Frame()
 	return []proto.Message{
 		&pb.NetMessageLoginResult{PlayerEntityId: uint64(c.Avatar), Role: c.Role, ServerFrame: f, ProtocolVersion: protocol.Version},
-		&pb.NetMessageRegionChange{RegionId: s.region, Tables: s.tables, TablesHash: s.hash, ServerFrame: f},
+		s.regionChange(c.reg),
 	}
+}
+
+func (s *Server) regionChange(r *Region) *pb.NetMessageRegionChange {
+	return &pb.NetMessageRegionChange{RegionId: r.ID, Tables: s.tables, TablesHash: s.hash, ServerFrame: s.Game.Frame()}
 }
 
 // Logout removes the client and its avatar.
@@ -148,8 +193,8 @@ func (s *Server) Logout(c *Client) {
 	if i := slices.Index(s.clients, c); i >= 0 {
 		s.clients = slices.Delete(s.clients, i, i+1)
 	}
-	s.repl.Detach(&c.view)
-	_ = s.Game.Destroy(c.Avatar)
+	c.reg.repl.Detach(&c.view)
+	_ = c.reg.Game.Destroy(c.Avatar)
 }
 
 // Receive handles a client message: inputs are scheduled as the real server
@@ -161,7 +206,7 @@ func (s *Server) Receive(c *Client, m proto.Message) error {
 		if s.opt.IgnoreClientFrame {
 			in.Stamp = next
 		}
-		return c.view.Queue(in, next, s.repl.Config().MaxInputLead)
+		return c.view.Queue(in, next, c.reg.repl.Config().MaxInputLead)
 	}
 	switch m := m.(type) {
 	case *pb.NetMessagePing:
@@ -169,7 +214,7 @@ func (s *Server) Receive(c *Client, m proto.Message) error {
 			ClientFrame: m.GetClientFrame(), ServerFrame: s.Game.Frame()})
 	case *pb.NetMessageResyncRequest:
 		c.Resyncs++
-		s.repl.Forget(&c.view)
+		c.reg.repl.Forget(&c.view)
 		c.out = append(c.out, s.welcome(c)...)
 	default:
 		return fmt.Errorf("replicationtest: unexpected %T", m)
@@ -177,26 +222,106 @@ func (s *Server) Receive(c *Client, m proto.Message) error {
 	return nil
 }
 
-// Step runs one frame: due inputs (in sequence order per client, clients in login
-// order), then the simulation step.
+// Step runs one frame in every region, as the real server does: each region's due
+// inputs (in sequence order per client, clients in login order) and its step, then
+// the travel of the avatars that entered a portal, then replication.
 func (s *Server) Step() error {
 	f := s.Game.Frame() + 1
-	var err error
-	for _, c := range s.clients {
-		c.view.Apply(s.Game, c.Avatar, f, func(in *replication.Input, e error) {
-			if e != nil && err == nil {
-				err = e
+	for _, r := range s.Regions {
+		var err error
+		for _, c := range s.clients {
+			if c.reg != r {
+				continue
 			}
-			c.Applied = append(c.Applied, AppliedInput{Seq: in.Seq, ClientFrame: in.Stamp, Frame: f})
-		})
+			c.view.Apply(r.Game, c.Avatar, f, func(in *replication.Input, e error) {
+				if e != nil && err == nil {
+					err = e
+				}
+				c.Applied = append(c.Applied, AppliedInput{Seq: in.Seq, ClientFrame: in.Stamp, Frame: f})
+			})
+		}
+		if err != nil {
+			return err
+		}
+		if err := r.Game.Step(); err != nil {
+			return err
+		}
 	}
+	for _, r := range s.Regions {
+		for _, d := range r.Game.Departures() {
+			if c := s.byAvatar(r, d.Entity); c != nil {
+				if err := s.handoff(c, d.Region, d.Marker); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, r := range s.Regions {
+		r.repl.Prepare(true)
+	}
+	return nil
+}
+
+func (s *Server) byAvatar(r *Region, id sim.EntityID) *Client {
+	for _, c := range s.clients {
+		if c.reg == r && c.Avatar == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// RegionByID returns the region with id, or nil.
+func (s *Server) RegionByID(id int32) *Region {
+	for _, r := range s.Regions {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// Teleport hands c's avatar off to marker of region to, as the real server's
+// DEBUG_OP_TELEPORT does (a marker of its own region moves it there). Call it
+// between frames (after Frame, before Step).
+func (s *Server) Teleport(c *Client, to, marker int32) error {
+	if to == c.reg.ID {
+		p, ok := c.reg.Game.MarkerPos(marker)
+		if !ok {
+			return fmt.Errorf("replicationtest: no marker %d in region %d", marker, to)
+		}
+		return c.reg.Game.Teleport(c.Avatar, p)
+	}
+	return s.handoff(c, to, marker)
+}
+
+// handoff moves c's avatar into region to at marker in the real server's order:
+// packed in Migration mode and removed from its game, unpacked into the target's
+// (the same id), its unapplied inputs dropped and acknowledged, its view attached
+// to the target's replicator (it holds nothing there), and the region change queued
+// as a reply, so that the packet carries it before the creates of the new view.
+func (s *Server) handoff(c *Client, to, marker int32) error {
+	from, target := c.reg, s.RegionByID(to)
+	if target == nil {
+		return fmt.Errorf("replicationtest: no region %d", to)
+	}
+	if _, ok := target.Game.MarkerPos(marker); !ok {
+		return fmt.Errorf("replicationtest: no marker %d in region %d", marker, to)
+	}
+	b, err := from.Game.Emigrate(c.Avatar)
 	if err != nil {
 		return err
 	}
-	if err := s.Game.Step(); err != nil {
-		return err
+	id, err := target.Game.Immigrate(b, marker)
+	if err != nil {
+		return fmt.Errorf("replicationtest: immigrate into region %d: %w", to, err)
 	}
-	s.repl.Prepare(true)
+	c.Avatar, c.reg = id, target
+	c.view.SetAvatar(id)
+	c.view.DropPending()
+	target.repl.Attach(&c.view)
+	c.Travels = append(c.Travels, Travel{From: from.ID, To: target.ID, Frame: s.Game.Frame()})
+	c.out = append(c.out, s.regionChange(target))
 	return nil
 }
 
@@ -206,7 +331,7 @@ func (s *Server) Frame(c *Client) ([]proto.Message, error) {
 	if s.repl.Game().Frame() != s.Game.Frame() {
 		return nil, fmt.Errorf("replicationtest: Frame before Step")
 	}
-	err := s.repl.Write(&s.pk, &c.view, replication.Frame{Replies: c.out})
+	err := c.reg.repl.Write(&s.pk, &c.view, replication.Frame{Replies: c.out})
 	clear(c.out)
 	c.out = c.out[:0]
 	if err != nil {
@@ -219,6 +344,9 @@ func (s *Server) Frame(c *Client) ([]proto.Message, error) {
 
 // Visible returns the ids the client holds (ascending). The slice is the server's.
 func (c *Client) Visible() []uint64 { return c.view.Visible() }
+
+// Region returns the region the client's avatar is in.
+func (c *Client) Region() *Region { return c.reg }
 
 // Ack returns the last input sequence applied for the client.
 func (c *Client) Ack() uint32 { return c.view.Ack() }
