@@ -168,6 +168,19 @@ func New(w *world.World, opt *Options) (*Game, error) {
 	return g, nil
 }
 
+// RegionSeed is the seed of region id's game in a world of several regions played
+// with seed: the seed itself for region 0 (so a world of one region plays as it
+// did before regions), mixed with the id for the others, so that each region
+// draws its own random sequence. Every program that runs a world's regions (the
+// server, the scripted test server, the viewer's sandbox) seeds them with it, so
+// that they play the same games.
+func RegionSeed(seed uint64, id int32) uint64 {
+	if id == 0 {
+		return seed
+	}
+	return seed ^ (uint64(uint32(id)) * 0x9e3779b97f4a7c15)
+}
+
 // IDRange returns the block of entity ids the game of region hands out
 // (world.FirstEntityID to the last before the next region's block).
 func IDRange(region int32) (first, last EntityID) {

@@ -144,14 +144,10 @@ func newLocal(opt LocalOptions) (*local, error) {
 	return l, nil
 }
 
-// regionOptions returns the options of region id's game: opt with the region, and
-// the seed mixed with the id as the server mixes it, so that each region draws its
-// own random sequence and the first plays as a world of one region did.
+// regionOptions returns the options of region id's game: opt with the region and
+// its seed (sim.RegionSeed, as the server seeds it).
 func regionOptions(opt sim.Options, id int32) *sim.Options {
-	opt.Region = id
-	if id != 0 {
-		opt.Seed ^= uint64(uint32(id)) * 0x9e3779b97f4a7c15
-	}
+	opt.Region, opt.Seed = id, sim.RegionSeed(opt.Seed, id)
 	return &opt
 }
 

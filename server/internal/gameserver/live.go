@@ -123,7 +123,7 @@ func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMe
 			resp.Error = "live edit: snapshot: " + err.Error()
 			return resp
 		}
-		games[i], err = sim.Restore(w, snap, &sim.Options{Region: r.id, Seed: regionSeed(s.cfg.Seed, r.id), NoPopulation: s.cfg.NoPopulation})
+		games[i], err = sim.Restore(w, snap, &sim.Options{Region: r.id, Seed: sim.RegionSeed(s.cfg.Seed, r.id), NoPopulation: s.cfg.NoPopulation})
 		if err != nil {
 			resp.Error = fmt.Sprintf("live edit: region %s does not fit the edited world: %v", r.name, err)
 			return resp

@@ -34,16 +34,6 @@ type region struct {
 	draw     *pb.NetMessageDebugDraw // the frame's sweeps, built for the first deity that wants them
 }
 
-// regionSeed is the seed of a region's game: the server's seed for the first region
-// (so a world of one region plays as before regions existed), mixed with the id for
-// the others, so that every region draws its own random sequence.
-func regionSeed(seed uint64, id int32) uint64 {
-	if id == 0 {
-		return seed
-	}
-	return seed ^ (uint64(uint32(id)) * 0x9e3779b97f4a7c15)
-}
-
 // newRegions builds a game per region of w, in the world's order.
 func (s *Server) newRegions(w *world.World) ([]*region, error) {
 	if len(w.Regions) == 0 {
@@ -52,7 +42,7 @@ func (s *Server) newRegions(w *world.World) ([]*region, error) {
 	var rs []*region
 	for i := range w.Regions {
 		wr := &w.Regions[i]
-		g, err := sim.New(w, &sim.Options{Region: wr.ID, Seed: regionSeed(s.cfg.Seed, wr.ID), NoPopulation: s.cfg.NoPopulation})
+		g, err := sim.New(w, &sim.Options{Region: wr.ID, Seed: sim.RegionSeed(s.cfg.Seed, wr.ID), NoPopulation: s.cfg.NoPopulation})
 		if err != nil {
 			return nil, err
 		}

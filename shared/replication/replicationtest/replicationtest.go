@@ -121,12 +121,7 @@ func NewServer(opt *Options) (*Server, error) {
 	}
 	for i := range w.Regions {
 		wr := &w.Regions[i]
-		// The real server's seeds: the first region plays with the seed itself.
-		seed := s.opt.Seed
-		if wr.ID != 0 {
-			seed ^= uint64(uint32(wr.ID)) * 0x9e3779b97f4a7c15
-		}
-		g, err := sim.New(w, &sim.Options{Region: wr.ID, Seed: seed, NoPopulation: s.opt.NoPopulation})
+		g, err := sim.New(w, &sim.Options{Region: wr.ID, Seed: sim.RegionSeed(s.opt.Seed, wr.ID), NoPopulation: s.opt.NoPopulation})
 		if err != nil {
 			return nil, err
 		}
