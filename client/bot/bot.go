@@ -199,21 +199,24 @@ func CheckDrift(c *client.Client, bound float32) []Violation {
 
 // Report is a bot's summary for the headless run's JSON report.
 type Report struct {
-	Player        uint64  `json:"player"`
-	Frames        int     `json:"frames"`
-	BytesIn       int64   `json:"bytesIn"`
-	BytesOut      int64   `json:"bytesOut"`
-	PacketsIn     int64   `json:"packetsIn"`
-	Compared      int     `json:"framesCompared"`
-	Mismatched    int     `json:"framesMismatched"`
-	Corrections   int     `json:"corrections"`
-	MaxCorrection float32 `json:"maxCorrectionM"`
-	MaxPosError   float32 `json:"maxPositionErrorM"`
-	MaxYawError   float32 `json:"maxYawErrorRad"`
-	LateInputs    int     `json:"lateInputs"`
-	RTTMillis     float64 `json:"rttMs"`
-	Errors        int     `json:"replicaErrors"`
-	Resyncs       int     `json:"resyncs"` // fresh copies of the world after inconsistencies
+	Player      uint64 `json:"player"`
+	Frames      int    `json:"frames"`
+	BytesIn     int64  `json:"bytesIn"`
+	BytesOut    int64  `json:"bytesOut"`
+	PacketsIn   int64  `json:"packetsIn"`
+	Compared    int    `json:"framesCompared"`
+	Mismatched  int    `json:"framesMismatched"`
+	Corrections int    `json:"corrections"`
+	// Corrections in the second after each region change, counted apart.
+	CorrectionsAfterTravel int     `json:"correctionsAfterTravel"`
+	RegionChanges          int     `json:"regionChanges"`
+	MaxCorrection          float32 `json:"maxCorrectionM"`
+	MaxPosError            float32 `json:"maxPositionErrorM"`
+	MaxYawError            float32 `json:"maxYawErrorRad"`
+	LateInputs             int     `json:"lateInputs"`
+	RTTMillis              float64 `json:"rttMs"`
+	Errors                 int     `json:"replicaErrors"`
+	Resyncs                int     `json:"resyncs"` // fresh copies of the world after inconsistencies
 }
 
 // Report summarizes the bot's traffic and prediction drift.
@@ -226,6 +229,7 @@ func (b *Bot) Report() Report {
 		rep.Compared, rep.Mismatched, rep.Corrections = d.Compared, d.Mismatched, d.Corrections
 		rep.MaxCorrection, rep.MaxPosError, rep.MaxYawError = d.MaxCorrection, d.MaxPosError, d.MaxYawError
 		rep.LateInputs, rep.Errors, rep.Resyncs = rs.LateInputs, rs.Errors, rs.Resyncs
+		rep.CorrectionsAfterTravel, rep.RegionChanges = d.CorrectionsAfterTravel, rs.RegionChanges
 		rep.RTTMillis = float64(r.Clock().RTT()) / 1e6
 	})
 	return rep

@@ -266,10 +266,12 @@ type headlessReport struct {
 		FramesCompared   int     `json:"framesCompared"`
 		FramesMismatched int     `json:"framesMismatched"`
 		Corrections      int     `json:"corrections"`
-		MaxPosError      float32 `json:"maxPositionErrorM"`
-		MaxYawError      float32 `json:"maxYawErrorRad"`
-		MaxCorrection    float32 `json:"maxCorrectionM"`
-		LateInputs       int     `json:"lateInputs"`
+		// Corrections in the second after a region change, counted apart.
+		CorrectionsAfterTravel int     `json:"correctionsAfterTravel"`
+		MaxPosError            float32 `json:"maxPositionErrorM"`
+		MaxYawError            float32 `json:"maxYawErrorRad"`
+		MaxCorrection          float32 `json:"maxCorrectionM"`
+		LateInputs             int     `json:"lateInputs"`
 		// Without added latency (the exact check, exact.go): bot-frames
 		// whose prediction was the server's state bit for bit, and how often an
 		// exact prediction left it at a contact with another entity (any other
@@ -337,8 +339,8 @@ func (r *headlessReport) summary(w io.Writer) {
 	fmt.Fprintf(w, "headless: %.2f s wall, %.2f s CPU, %.0f frames/s; server frame p50 %.2f ms p99 %.2f ms max %.2f ms; %s schedule: %d dropped, longest behind %d frames\n",
 		r.WallSeconds, r.CPUSeconds, r.FPS, r.ServerFrame.P50Ms, r.ServerFrame.P99Ms, r.ServerFrame.MaxMs,
 		r.Schedule.Source, r.Schedule.Dropped, r.Schedule.LongestBehind)
-	fmt.Fprintf(w, "headless: drift: %d frames compared, %d mismatched, %d corrections, max error %.3f m (bound %g m), %d late inputs; traffic %d B in, %d B out\n",
-		r.Drift.FramesCompared, r.Drift.FramesMismatched, r.Drift.Corrections, r.Drift.MaxPosError, r.Drift.BoundM,
+	fmt.Fprintf(w, "headless: drift: %d frames compared, %d mismatched, %d corrections (%d more after travel), max error %.3f m (bound %g m), %d late inputs; traffic %d B in, %d B out\n",
+		r.Drift.FramesCompared, r.Drift.FramesMismatched, r.Drift.Corrections, r.Drift.CorrectionsAfterTravel, r.Drift.MaxPosError, r.Drift.BoundM,
 		r.Drift.LateInputs, r.BytesIn, r.BytesOut)
 	if r.Drift.ExactCheck {
 		fmt.Fprintf(w, "headless: exact: %d bot-frames predicted exactly, %d departures at contacts\n", r.Drift.ExactFrames, r.Drift.ContactDesyncs)
@@ -839,6 +841,7 @@ func (h *headlessRun) collect() {
 		d.FramesCompared += r.Compared
 		d.FramesMismatched += r.Mismatched
 		d.Corrections += r.Corrections
+		d.CorrectionsAfterTravel += r.CorrectionsAfterTravel
 		d.MaxPosError = max(d.MaxPosError, r.MaxPosError)
 		d.MaxYawError = max(d.MaxYawError, r.MaxYawError)
 		d.MaxCorrection = max(d.MaxCorrection, r.MaxCorrection)
