@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -132,12 +133,11 @@ type Replicator struct {
 	cfg       Config
 	game      *sim.Game
 	views     []*View
-	prevIDs   []uint64
-	curIDs    []uint64
-	created   []uint64 // entity ids new this frame, ascending
-	destroyed []uint64 // entity ids gone this frame, ascending
+	tracks    []*tracked // every entity of the game, ascending id (as of the last Prepare)
+	spare     []*tracked // the previous frame's tracks slice, reused
+	created   []uint64   // entity ids new this frame, ascending
+	destroyed []uint64   // entity ids gone this frame, ascending
 	gone      []Gone
-	last      map[sim.EntityID]*tracked
 	cands     map[int32][]Candidate
 	updates   []*tracked     // entities with an update this frame, ascending id
 	avatars   []sim.EntityID // the attached views' avatars, ascending (this Prepare)
@@ -160,10 +160,9 @@ func New(g *sim.Game, cfg Config) (*Replicator, error) {
 	if err := cfg.Defaults(); err != nil {
 		return nil, err
 	}
-	r := &Replicator{cfg: cfg, game: g, last: map[sim.EntityID]*tracked{}, cands: map[int32][]Candidate{},
-		creates: map[sim.EntityID][]byte{}}
+	r := &Replicator{cfg: cfg, game: g, cands: map[int32][]Candidate{}, creates: map[sim.EntityID][]byte{}}
 	for _, e := range g.Entities() {
-		r.prevIDs = append(r.prevIDs, uint64(e.ID()))
+		r.tracks = append(r.tracks, newTracked(e, g.Frame()))
 	}
 	return r, nil
 }
@@ -204,7 +203,7 @@ func (r *Replicator) Detach(v *View) {
 // everything in its view again.
 func (r *Replicator) Forget(v *View) {
 	for _, id := range v.visible {
-		if t := r.last[sim.EntityID(id)]; t != nil {
+		if t := r.track(sim.EntityID(id)); t != nil {
 			t.holders--
 		}
 	}
@@ -223,7 +222,23 @@ func (r *Replicator) Created() []uint64 { return r.created }
 func (r *Replicator) Gone() []Gone { return r.gone }
 
 // Tracked returns how many entities r keeps replication state for.
-func (r *Replicator) Tracked() int { return len(r.last) }
+func (r *Replicator) Tracked() int { return len(r.tracks) }
+
+// track returns the replication state of entity id, or nil.
+func (r *Replicator) track(id sim.EntityID) *tracked {
+	i, ok := slices.BinarySearchFunc(r.tracks, id, func(t *tracked, id sim.EntityID) int { return cmp.Compare(t.id, id) })
+	if !ok {
+		return nil
+	}
+	return r.tracks[i]
+}
+
+// newTracked starts tracking e at frame f: its owner holds it as it is now.
+func newTracked(e *sim.Entity, f uint64) *tracked {
+	t := &tracked{id: e.ID(), region: e.Region()}
+	e.LocomotionState(&t.state, f)
+	return t
+}
 
 // Updates returns how many entities have an update this frame.
 func (r *Replicator) Updates() int { return len(r.updates) }
@@ -235,19 +250,7 @@ func (r *Replicator) Prepare(stepped bool) {
 	g := r.game
 	f := g.Frame()
 	ents := g.Entities()
-	r.curIDs = r.curIDs[:0]
-	for _, e := range ents {
-		r.curIDs = append(r.curIDs, uint64(e.ID()))
-	}
-	r.created, r.destroyed = diffSorted(r.prevIDs, r.curIDs, r.created[:0], r.destroyed[:0])
-	r.prevIDs, r.curIDs = r.curIDs, r.prevIDs
-	r.gone = r.gone[:0]
-	for _, id := range r.destroyed {
-		if t := r.last[sim.EntityID(id)]; t != nil {
-			r.gone = append(r.gone, Gone{ID: t.id, Region: t.region})
-			delete(r.last, sim.EntityID(id))
-		}
-	}
+	r.created, r.destroyed, r.gone = r.created[:0], r.destroyed[:0], r.gone[:0]
 	r.updates = r.updates[:0]
 	r.avatars = r.avatars[:0]
 	for _, v := range r.views {
@@ -257,15 +260,28 @@ func (r *Replicator) Prepare(stepped bool) {
 	for k := range r.cands {
 		r.cands[k] = r.cands[k][:0]
 	}
+	// The entities and the tracks both ascend by id: one merge finds the created,
+	// the destroyed and each entity's replication state.
+	old, next := r.tracks, r.spare[:0]
+	j := 0
+	gone := func(t *tracked) {
+		r.destroyed = append(r.destroyed, uint64(t.id))
+		r.gone = append(r.gone, Gone{ID: t.id, Region: t.region})
+	}
 	for _, e := range ents {
 		r.cands[e.Region()] = append(r.cands[e.Region()], Candidate{ID: uint64(e.ID()), Pos: e.Pos()})
-		t := r.last[e.ID()]
-		if t == nil {
-			t = &tracked{id: e.ID(), region: e.Region()}
-			e.LocomotionState(&t.state, f)
-			r.last[e.ID()] = t
+		for j < len(old) && old[j].id < e.ID() {
+			gone(old[j])
+			j++
+		}
+		if j == len(old) || old[j].id != e.ID() {
+			next = append(next, newTracked(e, f))
+			r.created = append(r.created, uint64(e.ID()))
 			continue
 		}
+		t := old[j]
+		j++
+		next = append(next, t)
 		t.region = e.Region()
 		if e.Policy()&archive.ClientIndependent != 0 {
 			continue // the client simulates it from its create
@@ -295,6 +311,11 @@ func (r *Replicator) Prepare(stepped bool) {
 			r.updates = append(r.updates, t)
 		}
 	}
+	for ; j < len(old); j++ {
+		gone(old[j])
+	}
+	clear(old)
+	r.tracks, r.spare = next, old[:0]
 	r.replFrame = f
 	r.results = r.results[:0]
 	if stepped {
@@ -488,7 +509,7 @@ func (r *Replicator) Write(pk *protocol.Packet, v *View, fr Frame) error {
 		}
 		if i, ok := slices.BinarySearch(v.visible, id); ok {
 			v.visible = slices.Delete(v.visible, i, i+1)
-			if t := r.last[sim.EntityID(id)]; t != nil {
+			if t := r.track(sim.EntityID(id)); t != nil {
 				t.holders--
 			}
 		}
@@ -528,7 +549,7 @@ func (r *Replicator) Write(pk *protocol.Packet, v *View, fr Frame) error {
 			continue
 		}
 		own := id == self
-		t := r.last[e.ID()]
+		t := r.track(e.ID())
 		r.startWalk(t, e, f)
 		payload := r.creates[e.ID()]
 		if own || payload == nil {
@@ -644,26 +665,6 @@ func packCreate(e *sim.Entity, t *tracked, own bool) ([]byte, error) {
 // proximity (dead reckoning).
 func walkedCreate(e *sim.Entity, t *tracked, own bool) bool {
 	return !own && t != nil && e.Policy() == archive.Proximity
-}
-
-// diffSorted appends to created the ids in cur but not prev, and to destroyed
-// those in prev but not cur (both inputs ascending).
-func diffSorted(prev, cur, created, destroyed []uint64) ([]uint64, []uint64) {
-	i, j := 0, 0
-	for i < len(prev) || j < len(cur) {
-		switch {
-		case j == len(cur) || i < len(prev) && prev[i] < cur[j]:
-			destroyed = append(destroyed, prev[i])
-			i++
-		case i == len(prev) || cur[j] < prev[i]:
-			created = append(created, cur[j])
-			j++
-		default:
-			i++
-			j++
-		}
-	}
-	return created, destroyed
 }
 
 // searchCands returns the index of id in cands[lo:] (ascending ids) and whether it

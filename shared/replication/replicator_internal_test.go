@@ -149,10 +149,13 @@ func TestHoldersFollowViews(t *testing.T) {
 				want[sim.EntityID(id)]++
 			}
 		}
-		for id, tr := range r.last {
-			if tr.holders != want[id] {
-				t.Fatalf("frame %d: entity %d has %d holders, %d views hold it", f, id, tr.holders, want[id])
+		for _, tr := range r.tracks {
+			if tr.holders != want[tr.id] {
+				t.Fatalf("frame %d: entity %d has %d holders, %d views hold it", f, tr.id, tr.holders, want[tr.id])
 			}
+		}
+		if len(r.tracks) != len(g.Entities()) {
+			t.Fatalf("frame %d: %d entities tracked, the game has %d", f, len(r.tracks), len(g.Entities()))
 		}
 		for _, v := range views {
 			if v.r == nil && len(v.Visible()) != 0 {
