@@ -94,6 +94,17 @@ func (l *locomotor) advance(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
 	return q, next
 }
 
+// toward moves step metres from p straight to q: it returns where that ends, the step
+// left over, and whether q was reached (then the end is q itself).
+func toward(p, q mgl32.Vec2, step float32) (mgl32.Vec2, float32, bool) {
+	d := geom.Sub(q, p)
+	dl := geom.Len(d)
+	if dl > step {
+		return geom.Axpy(p, d, step/dl), 0, false
+	}
+	return q, step - dl, true
+}
+
 // walk follows the path step metres from p and returns where that ends and the node
 // it is then on the way to.
 func (l *locomotor) walk(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
@@ -109,13 +120,10 @@ func (l *locomotor) walk(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
 		c := path[next]
 		a := l.arcAt(next)
 		if a.side == 0 {
-			d := geom.Sub(c, p)
-			dl := geom.Len(d)
-			if dl > step {
-				return geom.Axpy(p, d, step/dl), next
+			var reached bool
+			if p, step, reached = toward(p, c, step); !reached {
+				return p, next
 			}
-			p = c
-			step -= dl
 			next++
 			if l.sharpTurn(next - 1) {
 				break
@@ -134,13 +142,10 @@ func (l *locomotor) walk(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
 			if !ok {
 				in = c
 			}
-			d := geom.Sub(in, p)
-			dl := geom.Len(d)
-			if dl > step {
-				return geom.Axpy(p, d, step/dl), next
+			var reached bool
+			if p, step, reached = toward(p, in, step); !reached {
+				return p, next
 			}
-			p = in
-			step -= dl
 			if !ok {
 				next++ // a degenerate turn: passed as a point
 			}
