@@ -15,26 +15,41 @@ func Dial(ctx context.Context, url string, opt *Options) (*Client, error) {
 		return nil, fmt.Errorf("client: dial %s: %w", url, err)
 	}
 	ws.SetReadLimit(int64(ReadLimits.MaxPacketSize))
-	return New(&wsConn{ws}, opt)
+	return New(&WSConn{WS: ws}, opt)
 }
 
-// wsConn is a websocket as a message Conn: binary messages only.
-type wsConn struct{ c *websocket.Conn }
+// WSConn is a websocket as a message Conn (netsim.Conn): binary messages only. A
+// text message is an error, and closes the websocket with StatusUnsupportedData.
+type WSConn struct {
+	WS *websocket.Conn
+	// Abrupt makes Close drop the connection at once (CloseNow) rather than run the
+	// close handshake, which waits for the peer: for a server end that closes
+	// sessions while it holds a lock.
+	Abrupt bool
+}
 
-func (w *wsConn) Read(ctx context.Context) ([]byte, error) {
-	typ, b, err := w.c.Read(ctx)
+// Read returns the next binary message.
+func (w *WSConn) Read(ctx context.Context) ([]byte, error) {
+	typ, b, err := w.WS.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if typ != websocket.MessageBinary {
-		w.c.Close(websocket.StatusUnsupportedData, "binary messages only")
-		return nil, fmt.Errorf("client: %v message from the server", typ)
+		w.WS.Close(websocket.StatusUnsupportedData, "binary messages only")
+		return nil, fmt.Errorf("client: %v message from the peer (binary messages only)", typ)
 	}
 	return b, nil
 }
 
-func (w *wsConn) Write(ctx context.Context, p []byte) error {
-	return w.c.Write(ctx, websocket.MessageBinary, p)
+// Write sends p as one binary message.
+func (w *WSConn) Write(ctx context.Context, p []byte) error {
+	return w.WS.Write(ctx, websocket.MessageBinary, p)
 }
 
-func (w *wsConn) Close() error { return w.c.Close(websocket.StatusNormalClosure, "") }
+// Close closes the websocket: with a normal closure, or at once when Abrupt.
+func (w *WSConn) Close() error {
+	if w.Abrupt {
+		return w.WS.CloseNow()
+	}
+	return w.WS.Close(websocket.StatusNormalClosure, "")
+}

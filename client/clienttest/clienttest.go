@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/twinframe/twinframe/client"
 	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
@@ -73,7 +74,7 @@ func (s *Server) Listen() {
 			return
 		}
 		ws.SetReadLimit(64 << 10)
-		s.Serve(&wsConn{ws})
+		s.Serve(&client.WSConn{WS: ws, Abrupt: true})
 	})
 	s.HTTP = httptest.NewServer(mux)
 	s.URL = "ws" + s.HTTP.URL[len("http"):] + "/ws"
@@ -289,24 +290,3 @@ func (s *Server) Do(fn func(sim *replicationtest.Server)) {
 	defer s.mu.Unlock()
 	fn(s.Sim)
 }
-
-// wsConn is a websocket as a message Conn (binary messages only).
-type wsConn struct{ c *websocket.Conn }
-
-func (w *wsConn) Read(ctx context.Context) ([]byte, error) {
-	typ, b, err := w.c.Read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if typ != websocket.MessageBinary {
-		w.c.Close(websocket.StatusUnsupportedData, "binary messages only")
-		return nil, errors.New("clienttest: text message")
-	}
-	return b, nil
-}
-
-func (w *wsConn) Write(ctx context.Context, p []byte) error {
-	return w.c.Write(ctx, websocket.MessageBinary, p)
-}
-
-func (w *wsConn) Close() error { return w.c.CloseNow() }

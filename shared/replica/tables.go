@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/twinframe/twinframe/shared/protocol"
@@ -67,7 +68,7 @@ func loadTables(m *pb.NetMessageRegionChange) (*world.World, error) {
 		}
 		files = append(files, tableFile{name: name, text: []byte(t.GetText())})
 	}
-	slices.SortFunc(files, func(a, b tableFile) int { return compareStrings(a.name, b.name) })
+	slices.SortFunc(files, func(a, b tableFile) int { return strings.Compare(a.name, b.name) })
 	for i := 1; i < len(files); i++ {
 		if files[i].name == files[i-1].name {
 			return nil, fmt.Errorf("%w: file %q sent twice", ErrBadTables, files[i].name)
@@ -80,16 +81,6 @@ func loadTables(m *pb.NetMessageRegionChange) (*world.World, error) {
 	return w, nil
 }
 
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // tableFS is a flat, read-only file system of configuration files, sorted by name.
 type tableFS []tableFile
 
@@ -99,7 +90,7 @@ type tableFile struct {
 }
 
 func (t tableFS) find(name string) (tableFile, bool) {
-	i, ok := slices.BinarySearchFunc(t, name, func(f tableFile, n string) int { return compareStrings(f.name, n) })
+	i, ok := slices.BinarySearchFunc(t, name, func(f tableFile, n string) int { return strings.Compare(f.name, n) })
 	if !ok {
 		return tableFile{}, false
 	}

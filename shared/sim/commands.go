@@ -105,6 +105,15 @@ func (g *Game) mover(id EntityID) (*Entity, error) {
 	return e, nil
 }
 
+// aimed checks the point p a command aims at, then finds its entity with find (live or
+// mover): a non-finite point is ErrNotFinite whatever the entity.
+func (g *Game) aimed(id EntityID, p mgl32.Vec2, find func(EntityID) (*Entity, error)) (*Entity, error) {
+	if !geom.Finite2(p) {
+		return nil, ErrNotFinite
+	}
+	return find(id)
+}
+
 func (g *Game) setCommand(e *Entity, mode MoveMode) {
 	e.loco.mode = mode
 	e.stuck = 0
@@ -115,10 +124,7 @@ func (g *Game) setCommand(e *Entity, mode MoveMode) {
 // MoveTo makes the entity walk in a straight line to p; physics slides it along walls
 // and stops it at other blocking entities (after StuckFrames blocked frames it gives up).
 func (g *Game) MoveTo(id EntityID, p mgl32.Vec2) error {
-	if !geom.Finite2(p) {
-		return ErrNotFinite
-	}
-	e, err := g.mover(id)
+	e, err := g.aimed(id, p, g.mover)
 	if err != nil {
 		return err
 	}
@@ -135,10 +141,7 @@ func (g *Game) MoveTo(id EntityID, p mgl32.Vec2) error {
 // reported by the status, not as an error; ErrUnreachable means there is no path at all
 // (the entity stands nowhere walkable), and the entity stops.
 func (g *Game) MoveAlongPath(id EntityID, p mgl32.Vec2) (navi.PathStatus, error) {
-	if !geom.Finite2(p) {
-		return navi.PathNoPath, ErrNotFinite
-	}
-	e, err := g.mover(id)
+	e, err := g.aimed(id, p, g.mover)
 	if err != nil {
 		return navi.PathNoPath, err
 	}
@@ -202,10 +205,7 @@ func (g *Game) Follow(id, target EntityID, rng float32) error {
 // LookAt turns the entity to face p (any entity, moving or not; a moving entity faces its
 // planned motion again on its next step).
 func (g *Game) LookAt(id EntityID, p mgl32.Vec2) error {
-	if !geom.Finite2(p) {
-		return ErrNotFinite
-	}
-	e, err := g.live(id)
+	e, err := g.aimed(id, p, g.live)
 	if err != nil {
 		return err
 	}
@@ -262,10 +262,7 @@ func (g *Game) SetSpeed(id EntityID, speed float32) error {
 // Teleport puts the entity at p, which must be walkable for its radius and, for a
 // blocking entity, clear of other blocking entities.
 func (g *Game) Teleport(id EntityID, p mgl32.Vec2) error {
-	if !geom.Finite2(p) {
-		return ErrNotFinite
-	}
-	e, err := g.live(id)
+	e, err := g.aimed(id, p, g.live)
 	if err != nil {
 		return err
 	}

@@ -108,53 +108,47 @@ func (l *locomotor) walk(p mgl32.Vec2, step float32) (mgl32.Vec2, int32) {
 	for guard := 3*len(path) + 3; step > 0 && int(next) < len(path) && guard > 0; guard-- {
 		c := path[next]
 		a := l.arcAt(next)
-		if a.side == 0 {
-			d := geom.Sub(c, p)
-			dl := geom.Len(d)
-			if dl > step {
-				return geom.Axpy(p, d, step/dl), next
+		// A straight leg: to the node, or on the leg that arrives at an arc to its
+		// tangent point; passing means reaching the node (a degenerate turn, with no
+		// tangent point, is passed as a point).
+		to, passes := c, true
+		if a.side != 0 {
+			// arcOutward is at most 1/cos(1) < 2: a mover farther than 2 radii is on the leg
+			// without computing it.
+			outward, d := float32(2), geom.Dist(p, c)
+			if d <= float32(2*a.r)+arcSlack {
+				outward = arcOutward(full, a.r)
 			}
-			p = c
-			step -= dl
+			// Within the arc's reach (written so that a NaN distance, too, takes the arc).
+			if !(d > float32(a.r*outward)+arcSlack) {
+				// On the arc: round it to the tangent that leaves it.
+				out, ang := l.arcExit(next, p)
+				al := float32(ang * a.r)
+				if al > step {
+					return rotateAbout(c, p, float32(a.side)*step/a.r, float32(a.r*outward)), next
+				}
+				step -= al
+				p = out
+				next++
+				continue
+			}
+			if in, ok := tangentTo(p, c, a.rho()); ok {
+				to, passes = in, false
+			}
+		}
+		d := geom.Sub(to, p)
+		dl := geom.Len(d)
+		if dl > step {
+			return geom.Axpy(p, d, step/dl), next
+		}
+		p = to
+		step -= dl
+		if passes {
 			next++
-			if l.sharpTurn(next - 1) {
-				break
-			}
-			continue
 		}
-		// arcOutward is at most 1/cos(1) < 2: a mover farther than 2 radii is on the leg
-		// without computing it.
-		outward, d := float32(2), geom.Dist(p, c)
-		if d <= float32(2*a.r)+arcSlack {
-			outward = arcOutward(full, a.r)
+		if a.side == 0 && l.sharpTurn(next-1) {
+			break
 		}
-		if d > float32(a.r*outward)+arcSlack {
-			// On the leg that arrives at the arc: to its tangent point.
-			in, ok := tangentTo(p, c, a.rho())
-			if !ok {
-				in = c
-			}
-			d := geom.Sub(in, p)
-			dl := geom.Len(d)
-			if dl > step {
-				return geom.Axpy(p, d, step/dl), next
-			}
-			p = in
-			step -= dl
-			if !ok {
-				next++ // a degenerate turn: passed as a point
-			}
-			continue
-		}
-		// On the arc: round it to the tangent that leaves it.
-		out, ang := l.arcExit(next, p)
-		al := float32(ang * a.r)
-		if al > step {
-			return rotateAbout(c, p, float32(a.side)*step/a.r, float32(a.r*outward)), next
-		}
-		step -= al
-		p = out
-		next++
 	}
 	return p, next
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/geom"
@@ -354,6 +355,27 @@ func (w *wallGrid) build(m *navi.Mesh, size float32) {
 	w.clr.build(m.Bounds(), w.segs)
 }
 
+// within yields the edges of the cells the box [lo, hi] touches whose own boxes meet
+// it, cell by cell in row order (an edge crossing several cells comes once per cell);
+// the cells x0..x1 of a row are one run of items.
+func (w *wallGrid) within(lo, hi mgl32.Vec2) iter.Seq[*wallSeg] {
+	return func(yield func(*wallSeg) bool) {
+		x0, y0, x1, y1 := w.span(lo, hi)
+		for y := y0; y <= y1; y++ {
+			row := y * w.nx
+			for k := w.start[row+x0]; k < w.start[row+x1+1]; k++ {
+				s := &w.items[k]
+				if s.hi[0] < lo[0] || s.lo[0] > hi[0] || s.hi[1] < lo[1] || s.lo[1] > hi[1] {
+					continue
+				}
+				if !yield(s) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // sweep moves circle c by motion against the walls and returns the first contact whose
 // normal opposes the motion (a disc already touching a wall may move away from it).
 // Ties go to the lower segment index.
@@ -375,32 +397,22 @@ func (w *wallGrid) near(p mgl32.Vec2, d float32) bool {
 func (w *wallGrid) sweepEdges(c geom.Circle, motion mgl32.Vec2) (geom.Hit, bool) {
 	end := geom.Add(c.Center, motion)
 	lo, hi := geom.Sub(lo2(c.Center, end), vec(c.Radius)), geom.Add(hi2(c.Center, end), vec(c.Radius))
-	x0, y0, x1, y1 := w.span(lo, hi)
 	reach := c.Radius + wallSlack
 	best, bestSeg, found := geom.Hit{}, int32(-1), false
-	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			ci := y*w.nx + x
-			for k := w.start[ci]; k < w.start[ci+1]; k++ {
-				s := &w.items[k]
-				if s.hi[0] < lo[0] || s.lo[0] > hi[0] || s.hi[1] < lo[1] || s.lo[1] > hi[1] {
-					continue
-				}
-				// Both ends of the motion farther than the radius on the same side of the
-				// edge's line: no contact.
-				d0 := geom.Dot(s.n, c.Center) - s.off
-				d1 := geom.Dot(s.n, end) - s.off
-				if (d0 > reach && d1 > reach) || (d0 < -reach && d1 < -reach) {
-					continue
-				}
-				h, ok := geom.SweepCircleSegment(c, motion, s.seg)
-				if !ok || geom.Dot(h.Normal, motion) >= 0 {
-					continue
-				}
-				if !found || h.T < best.T || (h.T == best.T && s.si < bestSeg) {
-					best, bestSeg, found = h, s.si, true
-				}
-			}
+	for s := range w.within(lo, hi) {
+		// Both ends of the motion farther than the radius on the same side of the
+		// edge's line: no contact.
+		d0 := geom.Dot(s.n, c.Center) - s.off
+		d1 := geom.Dot(s.n, end) - s.off
+		if (d0 > reach && d1 > reach) || (d0 < -reach && d1 < -reach) {
+			continue
+		}
+		h, ok := geom.SweepCircleSegment(c, motion, s.seg)
+		if !ok || geom.Dot(h.Normal, motion) >= 0 {
+			continue
+		}
+		if !found || h.T < best.T || (h.T == best.T && s.si < bestSeg) {
+			best, bestSeg, found = h, s.si, true
 		}
 	}
 	return best, found
@@ -414,23 +426,13 @@ func (w *wallGrid) clear(p mgl32.Vec2, r float32) bool {
 		return true
 	}
 	lo, hi := geom.Sub(p, vec(r)), geom.Add(p, vec(r))
-	x0, y0, x1, y1 := w.span(lo, hi)
-	for y := y0; y <= y1; y++ {
-		for x := x0; x <= x1; x++ {
-			ci := y*w.nx + x
-			for k := w.start[ci]; k < w.start[ci+1]; k++ {
-				s := &w.items[k]
-				if s.hi[0] < lo[0] || s.lo[0] > hi[0] || s.hi[1] < lo[1] || s.lo[1] > hi[1] {
-					continue
-				}
-				if d := geom.Dot(s.n, p) - s.off; d > r+wallSlack || d < -(r+wallSlack) {
-					continue
-				}
-				q, _ := geom.ClosestPointOnSegment(p, s.seg)
-				if geom.LenSq(geom.Sub(q, p)) < float32(r*r) {
-					return false
-				}
-			}
+	for s := range w.within(lo, hi) {
+		if d := geom.Dot(s.n, p) - s.off; d > r+wallSlack || d < -(r+wallSlack) {
+			continue
+		}
+		q, _ := geom.ClosestPointOnSegment(p, s.seg)
+		if geom.LenSq(geom.Sub(q, p)) < float32(r*r) {
+			return false
 		}
 	}
 	return true

@@ -35,6 +35,22 @@ func inside(p, lo, hi mgl32.Vec2) bool {
 	return p[0] >= lo[0] && p[1] >= lo[1] && p[0] <= hi[0] && p[1] <= hi[1]
 }
 
+// box reports whether lo..hi are the finite corners of a box with interior points.
+func box(lo, hi mgl32.Vec2) bool {
+	return geom.Finite2(lo) && geom.Finite2(hi) && lo[0] < hi[0] && lo[1] < hi[1]
+}
+
+// lookup returns the row of rows (indexed by ix) that row of table refers to by id, or
+// reports the reference as unknown.
+func lookup[R any](p *problems, table string, row int, what string, rows []R, ix index, id int32) (*R, bool) {
+	i, ok := ix[id]
+	if !ok {
+		p.add(table, row, "unknown %s %d", what, id)
+		return nil, false
+	}
+	return &rows[i], true
+}
+
 // Verify checks everything the parser cannot: ids unique, references resolved, symbol
 // values known, cells tiling their region, areas inside their region and apart,
 // polygons closed and simple and inside their area, markers inside their area,
@@ -138,7 +154,7 @@ func (w *World) verifyRegions(p *problems, ix *indexes) {
 	}
 	for i, r := range c.Regions {
 		switch {
-		case !(geom.Finite2(r.Min) && geom.Finite2(r.Max)) || !(r.Min[0] < r.Max[0] && r.Min[1] < r.Max[1]):
+		case !box(r.Min, r.Max):
 			p.add("region", i, "bounds %v..%v empty or not finite", r.Min, r.Max)
 		case !coords(r.Min[0], r.Min[1], r.Max[0], r.Max[1]):
 			p.add("region", i, "bounds %v..%v beyond ±%d m", r.Min, r.Max, MaxCoordinate)
@@ -147,12 +163,10 @@ func (w *World) verifyRegions(p *problems, ix *indexes) {
 	// Cells: inside their region, apart, and together covering it.
 	covered := make(map[int32]float64)
 	for i, cl := range c.Cells {
-		ri, ok := ix.region[cl.Region]
+		r, ok := lookup(p, "cell", i, "region", c.Regions, ix.region, cl.Region)
 		if !ok {
-			p.add("cell", i, "unknown region %d", cl.Region)
 			continue
 		}
-		r := c.Regions[ri]
 		hi := cl.Min.Add(cl.Size)
 		switch {
 		case !(geom.Finite2(cl.Min) && geom.Finite2(cl.Size)) || !(cl.Size[0] > 0 && cl.Size[1] > 0):
@@ -186,13 +200,11 @@ func overlap(alo, ahi, blo, bhi mgl32.Vec2) bool {
 func (w *World) verifyAreas(p *problems, ix *indexes) {
 	c := &w.Config
 	for i, a := range c.Areas {
-		ri, ok := ix.region[a.Region]
+		r, ok := lookup(p, "area", i, "region", c.Regions, ix.region, a.Region)
 		if !ok {
-			p.add("area", i, "unknown region %d", a.Region)
 			continue
 		}
-		r := c.Regions[ri]
-		if !(geom.Finite2(a.Min) && geom.Finite2(a.Max)) || !(a.Min[0] < a.Max[0] && a.Min[1] < a.Max[1]) {
+		if !box(a.Min, a.Max) {
 			p.add("area", i, "bounds %v..%v empty or not finite", a.Min, a.Max)
 			continue
 		}
@@ -429,12 +441,10 @@ func (w *World) verifyPrototypes(p *problems, ix *indexes) {
 func (w *World) verifyMarkers(p *problems, ix *indexes) {
 	c := &w.Config
 	for i, m := range c.Markers {
-		ai, ok := ix.area[m.Area]
+		ar, ok := lookup(p, "marker", i, "area", c.Areas, ix.area, m.Area)
 		if !ok {
-			p.add("marker", i, "unknown area %d", m.Area)
 			continue
 		}
-		ar := c.Areas[ai]
 		if !(geom.Finite2(m.Pos) && geom.Finite(m.Radius)) || m.Radius < 0 {
 			p.add("marker", i, "position or radius not finite, or radius negative")
 			continue
@@ -487,15 +497,9 @@ func markerKindName(k MarkerKind) string {
 func (w *World) verifyPopulations(p *problems, ix *indexes) {
 	c := &w.Config
 	for i, pop := range c.Populations {
-		if !ix.area.has(pop.Area) {
-			p.add("population", i, "unknown area %d", pop.Area)
-		}
-		pi, ok := ix.proto[pop.Prototype]
-		switch {
-		case !ok:
-			p.add("population", i, "unknown prototype %d", pop.Prototype)
-		case c.Prototypes[pi].Flags&(FlagPlayer|FlagStatic) != 0:
-			p.add("population", i, "prototype %s is a player or static", c.Prototypes[pi].Name)
+		lookup(p, "population", i, "area", c.Areas, ix.area, pop.Area)
+		if pr, ok := lookup(p, "population", i, "prototype", c.Prototypes, ix.proto, pop.Prototype); ok && pr.Flags&(FlagPlayer|FlagStatic) != 0 {
+			p.add("population", i, "prototype %s is a player or static", pr.Name)
 		}
 		switch {
 		case !geom.Finite(pop.Density) || pop.Density < 0:

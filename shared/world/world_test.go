@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"reflect"
@@ -277,6 +278,9 @@ func TestVerify(t *testing.T) {
 		{"cell size", func(c *Config) { c.Cells[0].Size[1] = 0 }, "cell row 0: world: invalid configuration: size"},
 		{"cell outside", func(c *Config) { c.Cells[0].Min[0] = 1 }, "cell row 0: world: invalid configuration: cell [1 0]..[21 10] outside region r"},
 		{"area region", func(c *Config) { c.Areas[0].Region = 1 }, "area row 0: world: invalid configuration: unknown region 1"},
+		{"area empty bounds", func(c *Config) { c.Areas[0].Min[1] = 10 }, "area row 0: world: invalid configuration: bounds [0 10]..[20 10] empty or not finite"},
+		{"area bounds not finite", func(c *Config) { c.Areas[0].Max[0] = float32(math.Inf(1)) }, "area row 0: world: invalid configuration: bounds [0 0]..[+Inf 10] empty or not finite"},
+		{"region bounds not finite", func(c *Config) { c.Regions[0].Min[1] = float32(nan()) }, "region row 0: world: invalid configuration: bounds [0 NaN]..[20 10] empty or not finite"},
 		{"area outside", func(c *Config) { c.Areas[0].Max[0] = 30 }, "area row 0: world: invalid configuration: bounds [0 0]..[30 10] outside region r"},
 		{"areas overlap", func(c *Config) {
 			c.Areas = append(c.Areas, Area{1, "shed", 0, mgl32.Vec2{18, 8}, mgl32.Vec2{20, 10}})

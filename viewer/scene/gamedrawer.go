@@ -127,8 +127,9 @@ func (gd *gameDrawer) Observe(g *sim.Game) {
 	}
 }
 
-// Draw draws g with the overlays of ov; avatar (0: none) and selected (0: none) stand out.
-func (gd *gameDrawer) Draw(d debugdraw.Drawer, g *sim.Game, ov Overlay, avatar, selected uint64) {
+// drawLayers draws what ov turns on of every region's navmesh and of g's own debug
+// drawing (paths, sweeps, events, zones, spawns): the layers under the entities.
+func drawLayers(d debugdraw.Drawer, g *sim.Game, ov Overlay) {
 	for _, r := range g.Regions() {
 		if ov&(ovNavmesh|ovEdges|ovConstraints) != 0 {
 			navi.DebugDraw(d, r.Mesh(), navi.DrawOptions{
@@ -141,6 +142,11 @@ func (gd *gameDrawer) Draw(d debugdraw.Drawer, g *sim.Game, ov Overlay, avatar, 
 		Hotspots: ov.Has(ovHotspots), Blackouts: ov.Has(ovBlackout), Spawns: ov.Has(ovSpawns),
 		Portals: ov.Has(ovPortals), Region: -1,
 	})
+}
+
+// Draw draws g with the overlays of ov; avatar (0: none) and selected (0: none) stand out.
+func (gd *gameDrawer) Draw(d debugdraw.Drawer, g *sim.Game, ov Overlay, avatar, selected uint64) {
+	drawLayers(d, g, ov)
 	for _, e := range g.Entities() {
 		prop := e.Flags()&world.FlagProp != 0
 		if (prop && !ov.Has(ovProps)) || (!prop && !ov.Has(ovEntities)) {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/debugdraw"
-	"github.com/twinframe/twinframe/shared/navi"
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
@@ -59,18 +58,7 @@ func (dr *netDrawing) drawGame(d debugdraw.Drawer, r *replica.Replica, ov Overla
 	if g == nil {
 		return
 	}
-	for _, reg := range g.Regions() {
-		if ov&(ovNavmesh|ovEdges|ovConstraints) != 0 {
-			navi.DebugDraw(d, reg.Mesh(), navi.DrawOptions{
-				Triangles: ov.Has(ovNavmesh), Edges: ov.Has(ovEdges), Constraints: ov.Has(ovConstraints),
-			})
-		}
-	}
-	sim.DebugDraw(d, g, sim.DrawOptions{
-		Paths: ov.Has(ovPaths), Sweeps: ov.Has(ovSweeps), Events: ov.Has(ovEvents),
-		Hotspots: ov.Has(ovHotspots), Blackouts: ov.Has(ovBlackout), Spawns: ov.Has(ovSpawns),
-		Portals: ov.Has(ovPortals), Region: -1,
-	})
+	drawLayers(d, g, ov)
 	if ov.Has(ovProps) {
 		for _, e := range g.Entities() {
 			if e.Owner() < 0 && e.Prototype() != sim.ProtoProjectile && uint64(e.ID()) != r.Player() {
