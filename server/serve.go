@@ -19,7 +19,6 @@ import (
 
 	"github.com/twinframe/twinframe/server/internal/cli"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
-	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/web"
 )
 
@@ -29,7 +28,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	fl := cli.New("serve", stderr)
 	fl.Prefix = "server: "
 	addr := fl.String("addr", envOr("ADDR", "127.0.0.1:8080"), "listen `address` (env ADDR)")
-	db := fl.String("db", "twinframe.db", "SQLite database `file` (WAL)")
+	stores := addStoreFlags(fl, "SQLite database `file` (WAL)")
 	// The tokens' environment variables are read after parsing, so that -h
 	// does not print them as defaults.
 	token := fl.String("deity-token", "",
@@ -87,10 +86,10 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	st, err := store.Open(ctx, *db)
+	st, err := stores.open(ctx, false)
 	if err != nil {
 		fmt.Fprintf(stderr, "server: %v\n", err)
-		return 1
+		return exitStatus(err)
 	}
 	defer st.Close()
 	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: *seed, DeityToken: *token,

@@ -119,7 +119,7 @@ func ownerOf(player int64) int32 {
 // and newer saves of the same players supersede the waiting ones. Only a save
 // the store refuses for good (no such player, too large) is dropped, alone.
 type saver struct {
-	st  *store.Store
+	st  store.Store
 	log *slog.Logger
 	m   *metrics
 
@@ -143,7 +143,7 @@ type waiting struct {
 	since time.Time
 }
 
-func newSaver(st *store.Store, log *slog.Logger, m *metrics) *saver {
+func newSaver(st store.Store, log *slog.Logger, m *metrics) *saver {
 	v := &saver{st: st, log: log, m: m, minBackoff: 100 * time.Millisecond, maxBackoff: 10 * time.Second,
 		flushFor: 10 * time.Second, pending: map[int64]waiting{}, inflight: map[int64]waiting{},
 		wake: make(chan struct{}, 1), stopc: make(chan struct{})}

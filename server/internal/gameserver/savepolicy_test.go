@@ -268,10 +268,10 @@ func gauge(t *testing.T, s *testServer, name string) float64 {
 
 // fillStore caps the store at its size and logs in filler players until it is
 // full for real (SQLITE_FULL).
-func fillStore(t *testing.T, st *store.Store) {
+func fillStore(t *testing.T, st store.Store) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := st.LimitPages(ctx, 1); err != nil {
+	if _, err := st.(*store.SQLite).LimitPages(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; ; i++ {
@@ -355,7 +355,7 @@ func TestStoreFullDegradesAndRecovers(t *testing.T) {
 		want = sv.Avatar
 		_ = s.hub().Stop(c.avatar)
 	})
-	if _, err := s.cfg.Store.LimitPages(context.Background(), 0); err != nil {
+	if _, err := s.cfg.Store.(*store.SQLite).LimitPages(context.Background(), 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.saver.waitIdle(); err != nil {

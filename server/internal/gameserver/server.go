@@ -32,10 +32,10 @@ const AvatarPrototype int32 = 0
 
 // Config configures a Server. Zero fields take the defaults in parentheses.
 type Config struct {
-	Store      *store.Store // required
-	Files      fs.FS        // configuration files (world.DefaultFiles())
-	Seed       uint64       // game seed
-	DeityToken string       // required: the token a deity logs in with
+	Store      store.Store // required
+	Files      fs.FS       // configuration files (world.DefaultFiles())
+	Seed       uint64      // game seed
+	DeityToken string      // required: the token a deity logs in with
 	// OpenLogin lets any login take a name and its avatar without the account's
 	// secret (accounts.go), as before accounts: for local debugging only.
 	OpenLogin bool

@@ -210,7 +210,7 @@ type loadServer struct {
 	fc       *frameCPU  // nil without -frame-cpu
 	probe    *lateProbe // nil without -frame-cpu
 	hs       *http.Server
-	st       *store.Store
+	st       *store.SQLite
 	dir      string
 	stopLoop context.CancelFunc
 	runDone  chan error

@@ -179,7 +179,7 @@ func findAccount(ctx context.Context, q interface {
 
 // Account returns the account of name (any form that normalises to its key),
 // or ErrNotFound.
-func (s *Store) Account(ctx context.Context, name string) (Account, error) {
+func (s *SQLite) Account(ctx context.Context, name string) (Account, error) {
 	display, key, err := NormalizeName(name)
 	if err != nil {
 		return Account{}, err
@@ -196,7 +196,7 @@ func (s *Store) Account(ctx context.Context, name string) (Account, error) {
 // a player saved before accounts, or one created by an open login. It returns
 // ErrClaimed (and the account) when the account already has a secret. An empty
 // secret creates or finds the account without claiming it (open login).
-func (s *Store) Claim(ctx context.Context, name, secret string) (a Account, created bool, err error) {
+func (s *SQLite) Claim(ctx context.Context, name, secret string) (a Account, created bool, err error) {
 	display, key, err := NormalizeName(name)
 	if err != nil {
 		return Account{}, false, err
@@ -249,7 +249,7 @@ func (s *Store) Claim(ctx context.Context, name, secret string) (a Account, crea
 // that name claims it with a new password or issued token: the way back for a
 // player who lost the secret (or never received the token issued at the first
 // login). The save is kept. It returns ErrNotFound when there is no such account.
-func (s *Store) ResetSecret(ctx context.Context, name string) (Account, error) {
+func (s *SQLite) ResetSecret(ctx context.Context, name string) (Account, error) {
 	display, key, err := NormalizeName(name)
 	if err != nil {
 		return Account{}, err

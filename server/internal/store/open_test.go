@@ -37,7 +37,7 @@ func realDB(t *testing.T) string {
 }
 
 // rawDB runs statements on the file with plain SQLite, bypassing Open's checks.
-func rawDB(t *testing.T, path string, stmts ...string) {
+func rawDB(t testing.TB, path string, stmts ...string) {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {

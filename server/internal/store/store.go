@@ -1,15 +1,22 @@
-// Package store keeps players and their saved avatars in an embedded SQLite
-// database (modernc.org/sqlite, pure Go). Saves are transactional: a save either
-// commits whole or leaves the previous one in place, even if the process is killed.
+// Package store keeps players and their saved avatars. Store is what the game
+// server and the commands use; it has two implementations: SQLite, an embedded
+// database file (modernc.org/sqlite, pure Go), the default of a single server, and
+// Postgres (github.com/jackc/pgx/v5), the store several server processes share in
+// cluster mode. OpenURL picks one by its location. Both keep the same rules (names,
+// accounts, atomic batches), and one conformance suite runs against both.
+//
+// Saves are transactional: a save either commits whole or leaves the previous one
+// in place, even if the process is killed.
 //
 // # Design note
 //
-// The database runs in WAL mode with synchronous=FULL, so a commit that returned is
-// on disk. The schema is versioned with PRAGMA user_version and upgraded by an
-// ordered list of migrations when the store opens. An avatar is an opaque blob —
-// a Database-mode archive, which carries its own format version and build number so
-// the simulation migrates old saves while unpacking; the store only records which
-// frame it was saved at and how many times.
+// The SQLite database runs in WAL mode with synchronous=FULL, so a commit that
+// returned is on disk. Its schema is versioned with PRAGMA user_version, the
+// PostgreSQL one in the table twinframe_schema; both are upgraded by an ordered list
+// of migrations when the store opens. An avatar is an opaque blob — a Database-mode
+// archive, which carries its own format version and build number so the simulation
+// migrates old saves while unpacking; the store only records which frame it was
+// saved at and how many times.
 package store
 
 import (
@@ -55,8 +62,8 @@ type Save struct {
 	Frame    uint64
 }
 
-// Store is an open database. It is safe for concurrent use.
-type Store struct {
+// SQLite is a store in an embedded SQLite database file. It is safe for concurrent use.
+type SQLite struct {
 	db *sql.DB
 }
 
@@ -87,7 +94,7 @@ var SchemaVersion = len(migrations)
 // same name), a schema newer than this server or not the one its version should
 // have, and a file or directory it cannot write. The error says what is wrong
 // and what to do.
-func Open(ctx context.Context, path string) (*Store, error) {
+func Open(ctx context.Context, path string) (*SQLite, error) {
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(FULL)")
@@ -99,7 +106,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1) // one writer; SQLite serializes writes anyway
-	s := &Store{db: db}
+	s := &SQLite{db: db}
 	if err := s.check(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: %s: %w", path, err)
@@ -119,7 +126,7 @@ const (
 
 // check verifies, before anything is written, that the database is sound, that
 // its schema is the one its version says, and that it is writable.
-func (s *Store) check(ctx context.Context) error {
+func (s *SQLite) check(ctx context.Context) error {
 	// The quick check reads every page: a damaged b-tree, a truncated file or a
 	// file that is not SQLite stops here.
 	rows, err := s.db.QueryContext(ctx, "PRAGMA quick_check")
@@ -174,7 +181,7 @@ func (s *Store) check(ctx context.Context) error {
 
 // checkSchema compares the database's tables and indexes with those the
 // migrations up to version create, built afresh in memory.
-func (s *Store) checkSchema(ctx context.Context, version int) error {
+func (s *SQLite) checkSchema(ctx context.Context, version int) error {
 	want, err := schemaAt(ctx, version)
 	if err != nil {
 		return fmt.Errorf("building the reference schema: %w", err)
@@ -247,7 +254,7 @@ func schemaAt(ctx context.Context, version int) (map[string]schemaObject, error)
 	return schemaOf(ctx, db)
 }
 
-func (s *Store) column(ctx context.Context, query string) ([]string, error) {
+func (s *SQLite) column(ctx context.Context, query string) ([]string, error) {
 	rows, err := s.db.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err
@@ -291,7 +298,7 @@ func sqliteText(err error) string {
 	return msg
 }
 
-func (s *Store) migrate(ctx context.Context) error {
+func (s *SQLite) migrate(ctx context.Context) error {
 	version, err := s.SchemaVersion(ctx)
 	if err != nil {
 		return fmt.Errorf("reading schema version: %w", err)
@@ -315,10 +322,10 @@ func (s *Store) migrate(ctx context.Context) error {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *SQLite) Close() error { return s.db.Close() }
 
 // SchemaVersion returns the database's schema version.
-func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+func (s *SQLite) SchemaVersion(ctx context.Context) (int, error) {
 	var v int
 	err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
 	return v, err
@@ -333,7 +340,7 @@ func CheckName(name string) error {
 
 // Login returns the player called name, creating it on first login, without
 // claiming its account (Claim with no secret).
-func (s *Store) Login(ctx context.Context, name string) (p Player, created bool, err error) {
+func (s *SQLite) Login(ctx context.Context, name string) (p Player, created bool, err error) {
 	// One rule creates players: Claim's, which normalises the name and keys it.
 	a, created, err := s.Claim(ctx, name, "")
 	if err != nil {
@@ -356,7 +363,7 @@ func scanPlayer(row *sql.Row) (Player, error) {
 }
 
 // Player returns the player called name.
-func (s *Store) Player(ctx context.Context, name string) (Player, error) {
+func (s *SQLite) Player(ctx context.Context, name string) (Player, error) {
 	p, err := scanPlayer(s.db.QueryRowContext(ctx, selectPlayer+` WHERE name = ?`, name))
 	if err != nil {
 		return Player{}, fmt.Errorf("store: player %q: %w", name, err)
@@ -378,7 +385,7 @@ func (e *SaveError) Unwrap() error { return e.Err }
 
 // SaveAll stores every save in one transaction: all commit, or none. A save the
 // store refuses for good fails the batch with a *SaveError naming it.
-func (s *Store) SaveAll(ctx context.Context, saves []Save) error {
+func (s *SQLite) SaveAll(ctx context.Context, saves []Save) error {
 	for _, sv := range saves {
 		if len(sv.Avatar) > MaxAvatarBytes {
 			return &SaveError{sv.PlayerID, fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, len(sv.Avatar), MaxAvatarBytes)}
@@ -408,7 +415,7 @@ func (s *Store) SaveAll(ctx context.Context, saves []Save) error {
 // max_page_count; never below its current size) and returns the cap in force:
 // writes that would grow it fail with SQLITE_FULL, as on a full disk. Zero
 // lifts the cap. It is a quota for operators and how tests fill the store.
-func (s *Store) LimitPages(ctx context.Context, pages int64) (int64, error) {
+func (s *SQLite) LimitPages(ctx context.Context, pages int64) (int64, error) {
 	if pages <= 0 {
 		pages = 0xfffffffe // SQLite's largest page count
 	}
@@ -418,11 +425,11 @@ func (s *Store) LimitPages(ctx context.Context, pages int64) (int64, error) {
 }
 
 // SaveAvatar stores one player's avatar.
-func (s *Store) SaveAvatar(ctx context.Context, playerID int64, avatar []byte, frame uint64) error {
+func (s *SQLite) SaveAvatar(ctx context.Context, playerID int64, avatar []byte, frame uint64) error {
 	return s.SaveAll(ctx, []Save{{PlayerID: playerID, Avatar: avatar, Frame: frame}})
 }
 
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *SQLite) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
