@@ -11,6 +11,7 @@ packages=(
   libxinerama-dev libxrandr-dev libxxf86vm-dev
   xvfb     # a display for the native viewer's tests
   chromium # the browser tests (chromedp drives Debian's headless chromium)
+  postgresql-15 # initdb and postgres for the PostgreSQL store's tests (internal/pgtest)
 )
 # Node.js runs the wasm tests; the machine image usually has it already.
 command -v node >/dev/null || packages+=(nodejs)
