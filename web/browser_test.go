@@ -208,33 +208,8 @@ func testSandbox(t *testing.T, bctx context.Context, wasmDir string) {
 	// Travel: the avatar walks into the park gate (the default world's portal to the
 	// wilds, 45-transition.config) and the sandbox hands it off.
 	b.Do(t, chromedp.Evaluate[chromedp.Void]("twinframe.setOverlay('portals', true); twinframe.follow(true); twinframe.moveTo(120, 186)"))
-	waitTravel(t, b, "downtown", "wilds", 1)
+	webtest.WaitTravel(t, b, "downtown", "wilds", 1)
 	t.Logf("screenshots in %s; sandbox test took %v (GOMAXPROCS %d)", b.Shots, time.Since(start).Round(time.Millisecond), runtime.GOMAXPROCS(0))
-}
-
-// waitTravel waits until the page's player is in region to (id), then checks that
-// the avatar is the same, the event log has "region from → to at frame F" and the
-// portals overlay is on.
-func waitTravel(t *testing.T, b *webtest.Tab, from, to string, id int) {
-	t.Helper()
-	avatarID := webtest.Eval[float64](t, b, "twinframe.avatarId")
-	if got := webtest.Eval[string](t, b, "twinframe.region"); got != from {
-		t.Fatalf("twinframe.region = %q before travel, want %q", got, from)
-	}
-	b.Poll(t, "region "+to, fmt.Sprintf("twinframe.region === %q && twinframe.regionId === %d && twinframe.regionChanges === 1", to, id), 90*time.Second)
-	line := webtest.Eval[string](t, b, fmt.Sprintf(`(twinframe.log(200).find(e => e.text.startsWith("region %s → %s at frame ")) || {text: ""}).text`, from, to))
-	var f uint64
-	if _, err := fmt.Sscanf(line, "region "+from+" → "+to+" at frame %d", &f); err != nil || f == 0 {
-		t.Errorf("no travel line in the event log (%q): %s", line, webtest.Eval[string](t, b, "JSON.stringify(twinframe.log(20))"))
-	}
-	if got := webtest.Eval[float64](t, b, "twinframe.avatarId"); got != avatarID {
-		t.Errorf("avatar %v after travel, want %v", got, avatarID)
-	}
-	if !webtest.Eval[bool](t, b, "twinframe.overlays.includes('portals')") {
-		t.Error("the portals overlay is not on")
-	}
-	b.WaitTicks(t, 5)
-	b.Screenshot(t, "travel-"+to)
 }
 
 // testNetwork serves the page and, at /ws, a scripted server (clienttest) that applies
@@ -302,6 +277,6 @@ func testNetwork(t *testing.T, bctx context.Context, wasmDir string) {
 	if terr != nil {
 		t.Fatal(terr)
 	}
-	waitTravel(t, b, "downtown", "vault", 2)
+	webtest.WaitTravel(t, b, "downtown", "vault", 2)
 	t.Logf("network test took %v", time.Since(start).Round(time.Millisecond))
 }

@@ -192,3 +192,28 @@ func (b *Tab) Screenshot(t *testing.T, name string) image.Image {
 	}
 	return img
 }
+
+// WaitTravel waits until the page's player is in region to (id), then checks that
+// the avatar is the same, the event log has "region from → to at frame F" and the
+// portals overlay is on.
+func WaitTravel(t *testing.T, b *Tab, from, to string, id int) {
+	t.Helper()
+	avatarID := Eval[float64](t, b, "twinframe.avatarId")
+	if got := Eval[string](t, b, "twinframe.region"); got != from {
+		t.Fatalf("twinframe.region = %q before travel, want %q", got, from)
+	}
+	b.Poll(t, "region "+to, fmt.Sprintf("twinframe.region === %q && twinframe.regionId === %d && twinframe.regionChanges === 1", to, id), 90*time.Second)
+	line := Eval[string](t, b, fmt.Sprintf(`(twinframe.log(200).find(e => e.text.startsWith("region %s → %s at frame ")) || {text: ""}).text`, from, to))
+	var f uint64
+	if _, err := fmt.Sscanf(line, "region "+from+" → "+to+" at frame %d", &f); err != nil || f == 0 {
+		t.Errorf("no travel line in the event log (%q): %s", line, Eval[string](t, b, "JSON.stringify(twinframe.log(20))"))
+	}
+	if got := Eval[float64](t, b, "twinframe.avatarId"); got != avatarID {
+		t.Errorf("avatar %v after travel, want %v", got, avatarID)
+	}
+	if !Eval[bool](t, b, "twinframe.overlays.includes('portals')") {
+		t.Error("the portals overlay is not on")
+	}
+	b.WaitTicks(t, 5)
+	b.Screenshot(t, "travel-"+to)
+}

@@ -43,6 +43,12 @@ func TestBrowserAgainstServer(t *testing.T) {
 		t.Errorf("page error: %s", got)
 	}
 	b.Screenshot(t, "server")
+
+	// Travel on the real server: the player walks into the park gate (the default
+	// world's portal to the wilds); the page follows its avatar into the new region.
+	b.Do(t, chromedp.Evaluate[chromedp.Void]("twinframe.setOverlay('portals', true); twinframe.follow(true); twinframe.moveTo(120, 186)"))
+	webtest.WaitTravel(t, b, "downtown", "wilds", 1)
+	b.Poll(t, "entities of the wilds", "twinframe.entities > 1 && !twinframe.error", 30*time.Second)
 }
 
 // servePage skips the test in -short mode or without Chromium; otherwise it builds
