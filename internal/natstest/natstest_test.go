@@ -2,7 +2,7 @@ package natstest
 
 import (
 	"context"
-		"net"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
