@@ -6,7 +6,7 @@
 // the same binary a deployment runs rather than embedding one in the test process.
 //
 // The binary is built once per test binary run; the Go build cache makes every build
-// after the first fast. A package that uses Start must run its tests through Main,
+// after the first fast. A package that uses Start runs its tests through Main (or Run),
 // which removes the built binary when they are done. No server outlives its test:
 // Cleanup stops it, and on Linux the kernel kills it if the test binary dies
 // (Pdeathsig). Where the build cannot run (no module proxy, no go command) the test
@@ -50,14 +50,18 @@ var build struct {
 	out  []byte // the go command's output when the build failed
 }
 
-// Main runs the package's tests and removes the binary built for them. Use it as the
-// package's TestMain: func TestMain(m *testing.M) { natstest.Main(m) }.
-func Main(m *testing.M) {
+// Main runs the package's tests, removes the binary built for them and exits. Use it
+// as the package's TestMain: func TestMain(m *testing.M) { natstest.Main(m) }.
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main without the exit, for a TestMain with checks of its own after the
+// tests (a goroutine leak check): it returns m.Run's code.
+func Run(m *testing.M) int {
 	code := m.Run()
 	if build.dir != "" {
 		os.RemoveAll(build.dir)
 	}
-	os.Exit(code)
+	return code
 }
 
 // Binary returns the path of the nats-server binary built from the pinned module,
