@@ -24,7 +24,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,12 +68,10 @@ func Run(m *testing.M) int {
 func Binary(t testing.TB) string {
 	t.Helper()
 	build.once.Do(func() {
-		gocmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(gocmd); err != nil {
-			if gocmd, err = exec.LookPath("go"); err != nil {
-				build.err = fmt.Errorf("no go command to build %s: %w", Module, err)
-				return
-			}
+		gocmd, err := exec.LookPath("go")
+		if err != nil {
+			build.err = fmt.Errorf("no go command to build %s: %w", Module, err)
+			return
 		}
 		if build.dir, build.err = os.MkdirTemp("", "natstest-"); build.err != nil {
 			return
