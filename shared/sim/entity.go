@@ -70,6 +70,10 @@ type Entity struct {
 	planNext  int32      // scratch: corner index reached if the motion is not blocked
 	speed     float32
 	yaw       float32
+	// owner fills the first line's padding: the physics pass lists the owned entities
+	// for updatePortals from it, instead of every portal reading a third line of every
+	// entity.
+	owner int32
 	// The locomotor's mode and next end the first cache line; its path and arcs, and
 	// changed, which commitMove writes, and locoFrame fill the second.
 	loco      locomotor
@@ -78,7 +82,6 @@ type Entity struct {
 
 	proto      int32 // world prototype id, or ProtoProjectile
 	flags      world.ProtoFlags
-	owner      int32
 	seed       uint32
 	population int32 // the population row that spawned it, or -1
 	created    uint64
@@ -90,7 +93,7 @@ type Entity struct {
 	// Debug record, not simulation state: the last sweep (Frame 0: none). Physics writes
 	// it for every mover; it starts a cache line of its own (Entity objects are 320-byte
 	// aligned, TestEntityLayout), so that the write touches one line, not two.
-	_     [24]byte
+	_     [32]byte
 	sweep Sweep
 }
 

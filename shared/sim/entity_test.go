@@ -238,6 +238,7 @@ func TestEntityLayout(t *testing.T) {
 		line, lines uintptr
 	}{
 		{"id..loco.next", 0, unsafe.Offsetof(e.loco) + unsafe.Offsetof(e.loco.next) + 4, 0, 1},
+		{"owner", unsafe.Offsetof(e.owner), unsafe.Sizeof(e.owner), 0, 1},
 		{"loco.path..locoFrame", unsafe.Offsetof(e.loco) + unsafe.Offsetof(e.loco.path), unsafe.Offsetof(e.locoFrame) + 8 - unsafe.Offsetof(e.loco) - unsafe.Offsetof(e.loco.path), 1, 1},
 		{"sweep", unsafe.Offsetof(e.sweep), unsafe.Sizeof(e.sweep), 4, 1},
 	} {

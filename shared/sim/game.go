@@ -105,6 +105,7 @@ type Game struct {
 	near             []int32    // physics scratch: grid slots gathered by gatherNear
 	nearLo, nearHi   mgl32.Vec2 // the box they were gathered for
 	due              []EntityID
+	owned            []*Entity // the entities with an owner, listed by physics for updatePortals
 	hashBuf          *archive.Archive
 }
 

@@ -95,6 +95,7 @@ func (g *Game) physicsResolveEntities() {
 			r.grid.build(g.ents, r.id)
 		}
 	}
+	g.owned = g.owned[:0]
 	for i, e := range g.ents {
 		from := e.pos // where locomote planned from: nothing moved it since
 		if !e.dead && (e.motion[0] != 0 || e.motion[1] != 0) {
@@ -113,6 +114,9 @@ func (g *Game) physicsResolveEntities() {
 			g.destroys++
 		}
 		g.commitMove(e, from)
+		if e.owner >= 0 {
+			g.owned = append(g.owned, e) // updatePortals' candidates
+		}
 	}
 	g.overlaps()
 }

@@ -60,14 +60,16 @@ func newPortals(w *world.World, r *Region) []portal {
 func (g *Game) Departures() []Departure { return g.departures }
 
 // updatePortals finds the owned player avatars inside each portal and reports those
-// that were not inside at the end of the last frame.
+// that were not inside at the end of the last frame. It visits the owned entities the
+// physics pass listed (g.owned, in id order), not every entity once per portal: at 10k
+// NPCs those passes read a cache line of every entity that no other pass reads.
 func (g *Game) updatePortals() {
 	g.departures = g.departures[:0]
 	for _, r := range g.regions {
 		for pi := range r.portals {
 			p := &r.portals[pi]
 			p.next = p.next[:0]
-			for _, e := range g.ents {
+			for _, e := range g.owned {
 				if e.dead || e.flags&world.FlagPlayer == 0 || e.owner < 0 || !world.InPortal(&p.t, p.ring, e.pos, 0) {
 					continue
 				}
