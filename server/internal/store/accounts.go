@@ -191,6 +191,76 @@ func (s *SQLite) Account(ctx context.Context, name string) (Account, error) {
 	return a, nil
 }
 
+// accountTx is what Claim's rule needs of a store's transaction; each store
+// speaks its own SQL.
+type accountTx interface {
+	find(ctx context.Context, name, display, key string) (Account, error)
+	insert(ctx context.Context, display, key string) (id int64, err error)
+	setKey(ctx context.Context, id int64, key string) error
+	setSecret(ctx context.Context, id int64, secret string) error
+}
+
+// claimIn is Claim's rule, the same for every store, in the store's transaction:
+// find the account or create it, give a player from before accounts its key, and
+// set the secret when one is given and the account has none (ErrClaimed when it
+// has one).
+func claimIn(ctx context.Context, tx accountTx, name, display, key, secret string) (a Account, created bool, err error) {
+	a, err = tx.find(ctx, name, display, key)
+	if errors.Is(err, ErrNotFound) {
+		id, err := tx.insert(ctx, display, key)
+		if err != nil {
+			return Account{}, false, err
+		}
+		created = true
+		a = Account{Player: Player{ID: id, Name: display}}
+	} else if err != nil {
+		return Account{}, false, err
+	}
+	if a.Key == "" {
+		// A player from before accounts: it takes its key now.
+		if err := tx.setKey(ctx, a.ID, key); err != nil {
+			return Account{}, false, err
+		}
+		a.Key = key
+	}
+	if secret == "" {
+		return a, created, nil
+	}
+	if a.Secret != "" {
+		return a, created, ErrClaimed
+	}
+	if err := tx.setSecret(ctx, a.ID, secret); err != nil {
+		return Account{}, false, err
+	}
+	a.Secret = secret
+	return a, created, nil
+}
+
+// sqliteAccounts is an SQLite transaction as an accountTx.
+type sqliteAccounts struct{ tx *sql.Tx }
+
+func (t sqliteAccounts) find(ctx context.Context, name, display, key string) (Account, error) {
+	return findAccount(ctx, t.tx, name, display, key)
+}
+
+func (t sqliteAccounts) insert(ctx context.Context, display, key string) (int64, error) {
+	res, err := t.tx.ExecContext(ctx, `INSERT INTO players(name, name_key) VALUES (?, ?)`, display, key)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+func (t sqliteAccounts) setKey(ctx context.Context, id int64, key string) error {
+	_, err := t.tx.ExecContext(ctx, `UPDATE players SET name_key = ? WHERE id = ?`, key, id)
+	return err
+}
+
+func (t sqliteAccounts) setSecret(ctx context.Context, id int64, secret string) error {
+	_, err := t.tx.ExecContext(ctx, `UPDATE players SET secret = ? WHERE id = ? AND secret IS NULL`, secret, id)
+	return err
+}
+
 // Claim returns the account of name, creating it on first login, and, when
 // secret is not empty, sets the account's secret if it has none: a new account,
 // a player saved before accounts, or one created by an open login. It returns
@@ -202,39 +272,8 @@ func (s *SQLite) Claim(ctx context.Context, name, secret string) (a Account, cre
 		return Account{}, false, err
 	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		a, err = findAccount(ctx, tx, name, display, key)
-		if errors.Is(err, ErrNotFound) {
-			res, err := tx.ExecContext(ctx, `INSERT INTO players(name, name_key) VALUES (?, ?)`, display, key)
-			if err != nil {
-				return err
-			}
-			id, err := res.LastInsertId()
-			if err != nil {
-				return err
-			}
-			created = true
-			a = Account{Player: Player{ID: id, Name: display}}
-		} else if err != nil {
-			return err
-		}
-		if a.Key == "" {
-			// A player from before accounts: it takes its key now.
-			if _, err := tx.ExecContext(ctx, `UPDATE players SET name_key = ? WHERE id = ?`, key, a.ID); err != nil {
-				return err
-			}
-			a.Key = key
-		}
-		if secret == "" {
-			return nil
-		}
-		if a.Secret != "" {
-			return ErrClaimed
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE players SET secret = ? WHERE id = ? AND secret IS NULL`, secret, a.ID); err != nil {
-			return err
-		}
-		a.Secret = secret
-		return nil
+		a, created, err = claimIn(ctx, sqliteAccounts{tx}, name, display, key, secret)
+		return err
 	})
 	if errors.Is(err, ErrClaimed) {
 		return a, false, ErrClaimed

@@ -303,6 +303,29 @@ func lockKey(ctx context.Context, tx pgx.Tx, key string) error {
 	return err
 }
 
+// pgAccounts is a PostgreSQL transaction as an accountTx.
+type pgAccounts struct{ tx pgx.Tx }
+
+func (t pgAccounts) find(ctx context.Context, name, display, key string) (Account, error) {
+	return pgFindAccount(ctx, t.tx, name, display, key)
+}
+
+func (t pgAccounts) insert(ctx context.Context, display, key string) (int64, error) {
+	var id int64
+	err := t.tx.QueryRow(ctx, `INSERT INTO players(name, name_key) VALUES ($1, $2) RETURNING id`, display, key).Scan(&id)
+	return id, err
+}
+
+func (t pgAccounts) setKey(ctx context.Context, id int64, key string) error {
+	_, err := t.tx.Exec(ctx, `UPDATE players SET name_key = $1 WHERE id = $2`, key, id)
+	return err
+}
+
+func (t pgAccounts) setSecret(ctx context.Context, id int64, secret string) error {
+	_, err := t.tx.Exec(ctx, `UPDATE players SET secret = $1 WHERE id = $2 AND secret IS NULL`, secret, id)
+	return err
+}
+
 // Account returns the account of name (any form that normalises to its key),
 // or ErrNotFound.
 func (s *Postgres) Account(ctx context.Context, name string) (Account, error) {
@@ -330,34 +353,8 @@ func (s *Postgres) Claim(ctx context.Context, name, secret string) (a Account, c
 		if err := lockKey(ctx, tx, key); err != nil {
 			return err
 		}
-		a, err = pgFindAccount(ctx, tx, name, display, key)
-		if errors.Is(err, ErrNotFound) {
-			var id int64
-			if err := tx.QueryRow(ctx, `INSERT INTO players(name, name_key) VALUES ($1, $2) RETURNING id`, display, key).Scan(&id); err != nil {
-				return err
-			}
-			created = true
-			a = Account{Player: Player{ID: id, Name: display}}
-		} else if err != nil {
-			return err
-		}
-		if a.Key == "" {
-			if _, err := tx.Exec(ctx, `UPDATE players SET name_key = $1 WHERE id = $2`, key, a.ID); err != nil {
-				return err
-			}
-			a.Key = key
-		}
-		if secret == "" {
-			return nil
-		}
-		if a.Secret != "" {
-			return ErrClaimed
-		}
-		if _, err := tx.Exec(ctx, `UPDATE players SET secret = $1 WHERE id = $2 AND secret IS NULL`, secret, a.ID); err != nil {
-			return err
-		}
-		a.Secret = secret
-		return nil
+		a, created, err = claimIn(ctx, pgAccounts{tx}, name, display, key, secret)
+		return err
 	})
 	if errors.Is(err, ErrClaimed) {
 		return a, false, ErrClaimed
