@@ -198,6 +198,63 @@ type accountTx interface {
 	insert(ctx context.Context, display, key string) (id int64, err error)
 	setKey(ctx context.Context, id int64, key string) error
 	setSecret(ctx context.Context, id int64, secret string) error
+	clearSecret(ctx context.Context, id int64) error
+}
+
+// accountStore is a store that runs account transactions: fn runs in one, with
+// other claims of the same name key kept out until it ends.
+type accountStore interface {
+	inAccountTx(ctx context.Context, key string, fn func(accountTx) error) error
+}
+
+// claim is Claim for every store.
+func claim(ctx context.Context, st accountStore, name, secret string) (a Account, created bool, err error) {
+	display, key, err := NormalizeName(name)
+	if err != nil {
+		return Account{}, false, err
+	}
+	err = st.inAccountTx(ctx, key, func(tx accountTx) error {
+		a, created, err = claimIn(ctx, tx, name, display, key, secret)
+		return err
+	})
+	if errors.Is(err, ErrClaimed) {
+		return a, false, ErrClaimed
+	}
+	if err != nil {
+		return Account{}, false, fmt.Errorf("store: claim %q: %w", name, err)
+	}
+	return a, created, nil
+}
+
+// resetSecret is ResetSecret for every store.
+func resetSecret(ctx context.Context, st accountStore, name string) (Account, error) {
+	display, key, err := NormalizeName(name)
+	if err != nil {
+		return Account{}, err
+	}
+	var a Account
+	err = st.inAccountTx(ctx, key, func(tx accountTx) error {
+		a, err = resetIn(ctx, tx, name, display, key)
+		return err
+	})
+	if err != nil {
+		return Account{}, fmt.Errorf("store: reset secret of %q: %w", name, err)
+	}
+	return a, nil
+}
+
+// resetIn is ResetSecret's rule in the store's transaction: the account keeps its
+// save and loses its secret.
+func resetIn(ctx context.Context, tx accountTx, name, display, key string) (Account, error) {
+	a, err := tx.find(ctx, name, display, key)
+	if err != nil {
+		return Account{}, err
+	}
+	if err := tx.clearSecret(ctx, a.ID); err != nil {
+		return Account{}, err
+	}
+	a.Secret = ""
+	return a, nil
 }
 
 // claimIn is Claim's rule, the same for every store, in the store's transaction:
@@ -256,6 +313,11 @@ func (t sqliteAccounts) setKey(ctx context.Context, id int64, key string) error 
 	return err
 }
 
+func (t sqliteAccounts) clearSecret(ctx context.Context, id int64) error {
+	_, err := t.tx.ExecContext(ctx, `UPDATE players SET secret = NULL WHERE id = ?`, id)
+	return err
+}
+
 func (t sqliteAccounts) setSecret(ctx context.Context, id int64, secret string) error {
 	_, err := t.tx.ExecContext(ctx, `UPDATE players SET secret = ? WHERE id = ? AND secret IS NULL`, secret, id)
 	return err
@@ -266,22 +328,8 @@ func (t sqliteAccounts) setSecret(ctx context.Context, id int64, secret string) 
 // a player saved before accounts, or one created by an open login. It returns
 // ErrClaimed (and the account) when the account already has a secret. An empty
 // secret creates or finds the account without claiming it (open login).
-func (s *SQLite) Claim(ctx context.Context, name, secret string) (a Account, created bool, err error) {
-	display, key, err := NormalizeName(name)
-	if err != nil {
-		return Account{}, false, err
-	}
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		a, created, err = claimIn(ctx, sqliteAccounts{tx}, name, display, key, secret)
-		return err
-	})
-	if errors.Is(err, ErrClaimed) {
-		return a, false, ErrClaimed
-	}
-	if err != nil {
-		return Account{}, false, fmt.Errorf("store: claim %q: %w", name, err)
-	}
-	return a, created, nil
+func (s *SQLite) Claim(ctx context.Context, name, secret string) (Account, bool, error) {
+	return claim(ctx, s, name, secret)
 }
 
 // ResetSecret clears the secret of name's account, so that the next login under
@@ -289,21 +337,11 @@ func (s *SQLite) Claim(ctx context.Context, name, secret string) (a Account, cre
 // player who lost the secret (or never received the token issued at the first
 // login). The save is kept. It returns ErrNotFound when there is no such account.
 func (s *SQLite) ResetSecret(ctx context.Context, name string) (Account, error) {
-	display, key, err := NormalizeName(name)
-	if err != nil {
-		return Account{}, err
-	}
-	var a Account
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		if a, err = findAccount(ctx, tx, name, display, key); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE players SET secret = NULL WHERE id = ?`, a.ID)
-		a.Secret = ""
-		return err
-	})
-	if err != nil {
-		return Account{}, fmt.Errorf("store: reset secret of %q: %w", name, err)
-	}
-	return a, nil
+	return resetSecret(ctx, s, name)
+}
+
+// inAccountTx runs fn in a transaction (SQLite's single writer serialises claims
+// of one name).
+func (s *SQLite) inAccountTx(ctx context.Context, _ string, fn func(accountTx) error) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error { return fn(sqliteAccounts{tx}) })
 }

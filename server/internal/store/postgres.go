@@ -321,6 +321,11 @@ func (t pgAccounts) setKey(ctx context.Context, id int64, key string) error {
 	return err
 }
 
+func (t pgAccounts) clearSecret(ctx context.Context, id int64) error {
+	_, err := t.tx.Exec(ctx, `UPDATE players SET secret = NULL WHERE id = $1`, id)
+	return err
+}
+
 func (t pgAccounts) setSecret(ctx context.Context, id int64, secret string) error {
 	_, err := t.tx.Exec(ctx, `UPDATE players SET secret = $1 WHERE id = $2 AND secret IS NULL`, secret, id)
 	return err
@@ -344,49 +349,23 @@ func (s *Postgres) Account(ctx context.Context, name string) (Account, error) {
 // secret is not empty, sets the account's secret if it has none (see
 // SQLite.Claim). It returns ErrClaimed (and the account) when the account already
 // has a secret.
-func (s *Postgres) Claim(ctx context.Context, name, secret string) (a Account, created bool, err error) {
-	display, key, err := NormalizeName(name)
-	if err != nil {
-		return Account{}, false, err
-	}
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if err := lockKey(ctx, tx, key); err != nil {
-			return err
-		}
-		a, created, err = claimIn(ctx, pgAccounts{tx}, name, display, key, secret)
-		return err
-	})
-	if errors.Is(err, ErrClaimed) {
-		return a, false, ErrClaimed
-	}
-	if err != nil {
-		return Account{}, false, fmt.Errorf("store: claim %q: %w", name, err)
-	}
-	return a, created, nil
+func (s *Postgres) Claim(ctx context.Context, name, secret string) (Account, bool, error) {
+	return claim(ctx, s, name, secret)
 }
 
 // ResetSecret clears the secret of name's account (see SQLite.ResetSecret).
 func (s *Postgres) ResetSecret(ctx context.Context, name string) (Account, error) {
-	display, key, err := NormalizeName(name)
-	if err != nil {
-		return Account{}, err
-	}
-	var a Account
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return resetSecret(ctx, s, name)
+}
+
+// inAccountTx runs fn in a transaction holding the name key's lock (lockKey).
+func (s *Postgres) inAccountTx(ctx context.Context, key string, fn func(accountTx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockKey(ctx, tx, key); err != nil {
 			return err
 		}
-		if a, err = pgFindAccount(ctx, tx, name, display, key); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `UPDATE players SET secret = NULL WHERE id = $1`, a.ID)
-		a.Secret = ""
-		return err
+		return fn(pgAccounts{tx})
 	})
-	if err != nil {
-		return Account{}, fmt.Errorf("store: reset secret of %q: %w", name, err)
-	}
-	return a, nil
 }
 
 // SaveAll stores every save in one transaction: all commit, or none. A save the
