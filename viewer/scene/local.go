@@ -60,6 +60,8 @@ type local struct {
 	now       time.Duration
 
 	log     eventLog
+	tl      timeline
+	fromReg string // the region the avatar left in the last step ("": none)
 	stepMS  *Series
 	lateMS  *Series
 	drift   *Series
@@ -209,6 +211,7 @@ func (l *local) travel() error {
 		if !l.seeking {
 			l.gd.flashes = l.gd.flashes[:0]
 			l.log.travelled(from.Home().Name(), l.g.Home().Name(), l.g.Frame())
+			l.fromReg = from.Home().Name()
 		}
 		return nil
 	}
@@ -313,6 +316,7 @@ func (l *local) step(late time.Duration) error {
 	l.drift.Add(0) // the sandbox predicts nothing: no drift
 	l.gd.Observe(l.g)
 	l.logEvents()
+	l.timelineStep()
 	if err != nil {
 		l.lastErr = err.Error()
 		l.addLog(err.Error())
@@ -464,6 +468,7 @@ func (l *local) Do(c Command) error {
 				}
 			}
 			l.rec, l.recEnd = keep, f
+			l.tl.truncate(f)
 			for len(l.keys) > 1 && l.keys[len(l.keys)-1].frame > f {
 				l.keys = l.keys[:len(l.keys)-1]
 			}

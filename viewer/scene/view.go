@@ -73,6 +73,7 @@ type View struct {
 	graphs   []string // names of the graphs, top to bottom
 	last     time.Duration
 	region   int32 // the region the source was in at the last Tick
+	tl       timelineSelection
 
 	press        [2]float32 // where the left button went down
 	pressed      bool
@@ -254,6 +255,7 @@ func (v *View) Tick(now time.Duration, in Input, w, h int) error {
 	v.pending = v.pending[:0]
 	err := v.src.Update(now)
 	st := v.src.Status()
+	v.tickTimeline(st)
 	if st.RegionID != v.region && !v.follow {
 		// The avatar travelled while the user looked around: show the region it is
 		// in now (a following camera keeps its zoom and goes with the avatar).
@@ -386,6 +388,7 @@ func (v *View) Build() *draw.List {
 	defer v.mu.Unlock()
 	v.list.Reset(v.cam)
 	v.src.Draw(&v.list, v.ov, v.selected)
+	v.drawContact()
 	if v.ov.Has(ovGraphs) {
 		y := v.cam.H - graphGap
 		for _, s := range append(v.src.Graphs(), v.frameMS) {
