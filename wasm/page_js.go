@@ -249,6 +249,7 @@ func publish(v *scene.View) func() {
 		}
 		return ""
 	})
+	publishTimeline(v, fn)
 	names := []any{}
 	for _, o := range scene.AllOverlays() {
 		names = append(names, o.Name())
