@@ -56,7 +56,7 @@ func (s *Server) replicate() {
 }
 
 // debugDraw records the sweeps of the frame just stepped in g, drawn as the
-// simulation draws them for every viewer.
+// simulation draws them for every viewer, and its events (debugEvents).
 func debugDraw(g *sim.Game) *pb.NetMessageDebugDraw {
 	var r protocol.DrawRecorder
 	sim.DebugDraw(&r, g, sim.DrawOptions{Sweeps: true, Region: -1, SweepFrame: g.Frame()})
@@ -64,6 +64,7 @@ func debugDraw(g *sim.Game) *pb.NetMessageDebugDraw {
 		r.Msg = &pb.NetMessageDebugDraw{}
 	}
 	r.Msg.Frame = g.Frame()
+	debugEvents(r.Msg, g, maxDebugEvents)
 	return r.Msg
 }
 

@@ -240,6 +240,62 @@ func (ResyncReason) EnumDescriptor() ([]byte, []int) {
 	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{2}
 }
 
+// What a NetStructDebugEvent reports.
+type DebugEventKind int32
+
+const (
+	DebugEventKind_DEBUG_EVENT_KIND_NONE          DebugEventKind = 0
+	DebugEventKind_DEBUG_EVENT_KIND_COLLIDE       DebugEventKind = 1 // a ran into b (0: a wall) at (x, y) with normal (nx, ny)
+	DebugEventKind_DEBUG_EVENT_KIND_OVERLAP_BEGIN DebugEventKind = 2 // a and b (a < b) began to overlap
+	DebugEventKind_DEBUG_EVENT_KIND_OVERLAP_END   DebugEventKind = 3 // a and b (a < b) stopped overlapping
+	DebugEventKind_DEBUG_EVENT_KIND_POWER         DebugEventKind = 4 // a's bolt hit b (0: a wall) at (x, y); value: damage
+)
+
+// Enum value maps for DebugEventKind.
+var (
+	DebugEventKind_name = map[int32]string{
+		0: "DEBUG_EVENT_KIND_NONE",
+		1: "DEBUG_EVENT_KIND_COLLIDE",
+		2: "DEBUG_EVENT_KIND_OVERLAP_BEGIN",
+		3: "DEBUG_EVENT_KIND_OVERLAP_END",
+		4: "DEBUG_EVENT_KIND_POWER",
+	}
+	DebugEventKind_value = map[string]int32{
+		"DEBUG_EVENT_KIND_NONE":          0,
+		"DEBUG_EVENT_KIND_COLLIDE":       1,
+		"DEBUG_EVENT_KIND_OVERLAP_BEGIN": 2,
+		"DEBUG_EVENT_KIND_OVERLAP_END":   3,
+		"DEBUG_EVENT_KIND_POWER":         4,
+	}
+)
+
+func (x DebugEventKind) Enum() *DebugEventKind {
+	p := new(DebugEventKind)
+	*p = x
+	return p
+}
+
+func (x DebugEventKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DebugEventKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_shared_protocol_pb_twinframe_proto_enumTypes[3].Descriptor()
+}
+
+func (DebugEventKind) Type() protoreflect.EnumType {
+	return &file_shared_protocol_pb_twinframe_proto_enumTypes[3]
+}
+
+func (x DebugEventKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DebugEventKind.Descriptor instead.
+func (DebugEventKind) EnumDescriptor() ([]byte, []int) {
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{3}
+}
+
 // What a NetMessageDebugCommand asks for.
 type DebugOp int32
 
@@ -289,11 +345,11 @@ func (x DebugOp) String() string {
 }
 
 func (DebugOp) Descriptor() protoreflect.EnumDescriptor {
-	return file_shared_protocol_pb_twinframe_proto_enumTypes[3].Descriptor()
+	return file_shared_protocol_pb_twinframe_proto_enumTypes[4].Descriptor()
 }
 
 func (DebugOp) Type() protoreflect.EnumType {
-	return &file_shared_protocol_pb_twinframe_proto_enumTypes[3]
+	return &file_shared_protocol_pb_twinframe_proto_enumTypes[4]
 }
 
 func (x DebugOp) Number() protoreflect.EnumNumber {
@@ -302,7 +358,7 @@ func (x DebugOp) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use DebugOp.Descriptor instead.
 func (DebugOp) EnumDescriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{3}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{4}
 }
 
 // A world-space point, as the game's NetStructPoint3.
@@ -773,6 +829,107 @@ func (x *NetStructDebugText) GetColor() uint32 {
 	return 0
 }
 
+// Deity: one event of the server's simulation in the frame of its NetMessageDebugDraw.
+type NetStructDebugEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          DebugEventKind         `protobuf:"varint,1,opt,name=kind,proto3,enum=twinframe.protocol.DebugEventKind" json:"kind,omitempty"`
+	A             uint64                 `protobuf:"varint,2,opt,name=a,proto3" json:"a,omitempty"`
+	B             uint64                 `protobuf:"varint,3,opt,name=b,proto3" json:"b,omitempty"`
+	X             float32                `protobuf:"fixed32,4,opt,name=x,proto3" json:"x,omitempty"`
+	Y             float32                `protobuf:"fixed32,5,opt,name=y,proto3" json:"y,omitempty"`
+	Nx            float32                `protobuf:"fixed32,6,opt,name=nx,proto3" json:"nx,omitempty"`
+	Ny            float32                `protobuf:"fixed32,7,opt,name=ny,proto3" json:"ny,omitempty"`
+	Value         int32                  `protobuf:"varint,8,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NetStructDebugEvent) Reset() {
+	*x = NetStructDebugEvent{}
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetStructDebugEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetStructDebugEvent) ProtoMessage() {}
+
+func (x *NetStructDebugEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetStructDebugEvent.ProtoReflect.Descriptor instead.
+func (*NetStructDebugEvent) Descriptor() ([]byte, []int) {
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *NetStructDebugEvent) GetKind() DebugEventKind {
+	if x != nil {
+		return x.Kind
+	}
+	return DebugEventKind_DEBUG_EVENT_KIND_NONE
+}
+
+func (x *NetStructDebugEvent) GetA() uint64 {
+	if x != nil {
+		return x.A
+	}
+	return 0
+}
+
+func (x *NetStructDebugEvent) GetB() uint64 {
+	if x != nil {
+		return x.B
+	}
+	return 0
+}
+
+func (x *NetStructDebugEvent) GetX() float32 {
+	if x != nil {
+		return x.X
+	}
+	return 0
+}
+
+func (x *NetStructDebugEvent) GetY() float32 {
+	if x != nil {
+		return x.Y
+	}
+	return 0
+}
+
+func (x *NetStructDebugEvent) GetNx() float32 {
+	if x != nil {
+		return x.Nx
+	}
+	return 0
+}
+
+func (x *NetStructDebugEvent) GetNy() float32 {
+	if x != nil {
+		return x.Ny
+	}
+	return 0
+}
+
+func (x *NetStructDebugEvent) GetValue() int32 {
+	if x != nil {
+		return x.Value
+	}
+	return 0
+}
+
 // Login by name; a deity token asks for the deity role.
 type NetMessageLogin struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
@@ -789,7 +946,7 @@ type NetMessageLogin struct {
 
 func (x *NetMessageLogin) Reset() {
 	*x = NetMessageLogin{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[7]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -801,7 +958,7 @@ func (x *NetMessageLogin) String() string {
 func (*NetMessageLogin) ProtoMessage() {}
 
 func (x *NetMessageLogin) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[7]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -814,7 +971,7 @@ func (x *NetMessageLogin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLogin.ProtoReflect.Descriptor instead.
 func (*NetMessageLogin) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{7}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *NetMessageLogin) GetName() string {
@@ -858,7 +1015,7 @@ type NetMessageMoveTo struct {
 
 func (x *NetMessageMoveTo) Reset() {
 	*x = NetMessageMoveTo{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[8]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -870,7 +1027,7 @@ func (x *NetMessageMoveTo) String() string {
 func (*NetMessageMoveTo) ProtoMessage() {}
 
 func (x *NetMessageMoveTo) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[8]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -883,7 +1040,7 @@ func (x *NetMessageMoveTo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageMoveTo.ProtoReflect.Descriptor instead.
 func (*NetMessageMoveTo) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{8}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *NetMessageMoveTo) GetInputSeq() uint32 {
@@ -918,7 +1075,7 @@ type NetMessageStop struct {
 
 func (x *NetMessageStop) Reset() {
 	*x = NetMessageStop{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[9]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -930,7 +1087,7 @@ func (x *NetMessageStop) String() string {
 func (*NetMessageStop) ProtoMessage() {}
 
 func (x *NetMessageStop) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[9]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -943,7 +1100,7 @@ func (x *NetMessageStop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageStop.ProtoReflect.Descriptor instead.
 func (*NetMessageStop) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{9}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *NetMessageStop) GetInputSeq() uint32 {
@@ -973,7 +1130,7 @@ type NetMessageFire struct {
 
 func (x *NetMessageFire) Reset() {
 	*x = NetMessageFire{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[10]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -985,7 +1142,7 @@ func (x *NetMessageFire) String() string {
 func (*NetMessageFire) ProtoMessage() {}
 
 func (x *NetMessageFire) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[10]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -998,7 +1155,7 @@ func (x *NetMessageFire) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageFire.ProtoReflect.Descriptor instead.
 func (*NetMessageFire) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{10}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *NetMessageFire) GetInputSeq() uint32 {
@@ -1040,7 +1197,7 @@ type NetMessagePing struct {
 
 func (x *NetMessagePing) Reset() {
 	*x = NetMessagePing{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[11]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1052,7 +1209,7 @@ func (x *NetMessagePing) String() string {
 func (*NetMessagePing) ProtoMessage() {}
 
 func (x *NetMessagePing) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[11]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1065,7 +1222,7 @@ func (x *NetMessagePing) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessagePing.ProtoReflect.Descriptor instead.
 func (*NetMessagePing) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{11}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *NetMessagePing) GetClientTimeMicros() uint64 {
@@ -1093,7 +1250,7 @@ type NetMessageXDumpRequest struct {
 
 func (x *NetMessageXDumpRequest) Reset() {
 	*x = NetMessageXDumpRequest{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[12]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1105,7 +1262,7 @@ func (x *NetMessageXDumpRequest) String() string {
 func (*NetMessageXDumpRequest) ProtoMessage() {}
 
 func (x *NetMessageXDumpRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[12]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1118,7 +1275,7 @@ func (x *NetMessageXDumpRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageXDumpRequest.ProtoReflect.Descriptor instead.
 func (*NetMessageXDumpRequest) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{12}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *NetMessageXDumpRequest) GetRequestId() uint32 {
@@ -1147,7 +1304,7 @@ type NetMessageLiveEditRequest struct {
 
 func (x *NetMessageLiveEditRequest) Reset() {
 	*x = NetMessageLiveEditRequest{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[13]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1159,7 +1316,7 @@ func (x *NetMessageLiveEditRequest) String() string {
 func (*NetMessageLiveEditRequest) ProtoMessage() {}
 
 func (x *NetMessageLiveEditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[13]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1172,7 +1329,7 @@ func (x *NetMessageLiveEditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLiveEditRequest.ProtoReflect.Descriptor instead.
 func (*NetMessageLiveEditRequest) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{13}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *NetMessageLiveEditRequest) GetRequestId() uint32 {
@@ -1203,7 +1360,7 @@ type NetMessageDebugCommand struct {
 
 func (x *NetMessageDebugCommand) Reset() {
 	*x = NetMessageDebugCommand{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[14]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1215,7 +1372,7 @@ func (x *NetMessageDebugCommand) String() string {
 func (*NetMessageDebugCommand) ProtoMessage() {}
 
 func (x *NetMessageDebugCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[14]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1228,7 +1385,7 @@ func (x *NetMessageDebugCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageDebugCommand.ProtoReflect.Descriptor instead.
 func (*NetMessageDebugCommand) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{14}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *NetMessageDebugCommand) GetOp() DebugOp {
@@ -1281,7 +1438,7 @@ type NetMessageResyncRequest struct {
 
 func (x *NetMessageResyncRequest) Reset() {
 	*x = NetMessageResyncRequest{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[15]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1293,7 +1450,7 @@ func (x *NetMessageResyncRequest) String() string {
 func (*NetMessageResyncRequest) ProtoMessage() {}
 
 func (x *NetMessageResyncRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[15]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1306,7 +1463,7 @@ func (x *NetMessageResyncRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageResyncRequest.ProtoReflect.Descriptor instead.
 func (*NetMessageResyncRequest) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{15}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *NetMessageResyncRequest) GetReason() ResyncReason {
@@ -1348,7 +1505,7 @@ type NetMessageLoginResult struct {
 
 func (x *NetMessageLoginResult) Reset() {
 	*x = NetMessageLoginResult{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[16]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1360,7 +1517,7 @@ func (x *NetMessageLoginResult) String() string {
 func (*NetMessageLoginResult) ProtoMessage() {}
 
 func (x *NetMessageLoginResult) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[16]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1373,7 +1530,7 @@ func (x *NetMessageLoginResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLoginResult.ProtoReflect.Descriptor instead.
 func (*NetMessageLoginResult) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{16}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *NetMessageLoginResult) GetPlayerEntityId() uint64 {
@@ -1440,7 +1597,7 @@ type NetMessageRegionChange struct {
 
 func (x *NetMessageRegionChange) Reset() {
 	*x = NetMessageRegionChange{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[17]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1452,7 +1609,7 @@ func (x *NetMessageRegionChange) String() string {
 func (*NetMessageRegionChange) ProtoMessage() {}
 
 func (x *NetMessageRegionChange) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[17]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1465,7 +1622,7 @@ func (x *NetMessageRegionChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageRegionChange.ProtoReflect.Descriptor instead.
 func (*NetMessageRegionChange) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{17}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *NetMessageRegionChange) GetRegionId() int32 {
@@ -1508,7 +1665,7 @@ type NetMessageServerFrame struct {
 
 func (x *NetMessageServerFrame) Reset() {
 	*x = NetMessageServerFrame{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[18]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1520,7 +1677,7 @@ func (x *NetMessageServerFrame) String() string {
 func (*NetMessageServerFrame) ProtoMessage() {}
 
 func (x *NetMessageServerFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[18]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1533,7 +1690,7 @@ func (x *NetMessageServerFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageServerFrame.ProtoReflect.Descriptor instead.
 func (*NetMessageServerFrame) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{18}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *NetMessageServerFrame) GetFrame() uint64 {
@@ -1568,7 +1725,7 @@ type NetMessageEntityCreate struct {
 
 func (x *NetMessageEntityCreate) Reset() {
 	*x = NetMessageEntityCreate{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[19]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1580,7 +1737,7 @@ func (x *NetMessageEntityCreate) String() string {
 func (*NetMessageEntityCreate) ProtoMessage() {}
 
 func (x *NetMessageEntityCreate) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[19]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1593,7 +1750,7 @@ func (x *NetMessageEntityCreate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageEntityCreate.ProtoReflect.Descriptor instead.
 func (*NetMessageEntityCreate) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{19}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *NetMessageEntityCreate) GetBaseData() []byte {
@@ -1620,7 +1777,7 @@ type NetMessageEntityDestroy struct {
 
 func (x *NetMessageEntityDestroy) Reset() {
 	*x = NetMessageEntityDestroy{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[20]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1632,7 +1789,7 @@ func (x *NetMessageEntityDestroy) String() string {
 func (*NetMessageEntityDestroy) ProtoMessage() {}
 
 func (x *NetMessageEntityDestroy) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[20]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1645,7 +1802,7 @@ func (x *NetMessageEntityDestroy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageEntityDestroy.ProtoReflect.Descriptor instead.
 func (*NetMessageEntityDestroy) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{20}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *NetMessageEntityDestroy) GetIdEntity() uint64 {
@@ -1665,7 +1822,7 @@ type NetMessageLocomotionStateUpdate struct {
 
 func (x *NetMessageLocomotionStateUpdate) Reset() {
 	*x = NetMessageLocomotionStateUpdate{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[21]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1677,7 +1834,7 @@ func (x *NetMessageLocomotionStateUpdate) String() string {
 func (*NetMessageLocomotionStateUpdate) ProtoMessage() {}
 
 func (x *NetMessageLocomotionStateUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[21]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1690,7 +1847,7 @@ func (x *NetMessageLocomotionStateUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLocomotionStateUpdate.ProtoReflect.Descriptor instead.
 func (*NetMessageLocomotionStateUpdate) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{21}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *NetMessageLocomotionStateUpdate) GetArchiveData() []byte {
@@ -1710,7 +1867,7 @@ type NetMessagePowerResult struct {
 
 func (x *NetMessagePowerResult) Reset() {
 	*x = NetMessagePowerResult{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[22]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1722,7 +1879,7 @@ func (x *NetMessagePowerResult) String() string {
 func (*NetMessagePowerResult) ProtoMessage() {}
 
 func (x *NetMessagePowerResult) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[22]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1735,7 +1892,7 @@ func (x *NetMessagePowerResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessagePowerResult.ProtoReflect.Descriptor instead.
 func (*NetMessagePowerResult) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{22}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *NetMessagePowerResult) GetArchiveData() []byte {
@@ -1757,7 +1914,7 @@ type NetMessagePong struct {
 
 func (x *NetMessagePong) Reset() {
 	*x = NetMessagePong{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[23]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1769,7 +1926,7 @@ func (x *NetMessagePong) String() string {
 func (*NetMessagePong) ProtoMessage() {}
 
 func (x *NetMessagePong) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[23]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1782,7 +1939,7 @@ func (x *NetMessagePong) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessagePong.ProtoReflect.Descriptor instead.
 func (*NetMessagePong) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{23}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *NetMessagePong) GetClientTimeMicros() uint64 {
@@ -1818,7 +1975,7 @@ type NetMessageXDumpResponse struct {
 
 func (x *NetMessageXDumpResponse) Reset() {
 	*x = NetMessageXDumpResponse{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[24]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1830,7 +1987,7 @@ func (x *NetMessageXDumpResponse) String() string {
 func (*NetMessageXDumpResponse) ProtoMessage() {}
 
 func (x *NetMessageXDumpResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[24]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1843,7 +2000,7 @@ func (x *NetMessageXDumpResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageXDumpResponse.ProtoReflect.Descriptor instead.
 func (*NetMessageXDumpResponse) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{24}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *NetMessageXDumpResponse) GetRequestId() uint32 {
@@ -1880,7 +2037,7 @@ type NetMessageLiveEditResponse struct {
 
 func (x *NetMessageLiveEditResponse) Reset() {
 	*x = NetMessageLiveEditResponse{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[25]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1892,7 +2049,7 @@ func (x *NetMessageLiveEditResponse) String() string {
 func (*NetMessageLiveEditResponse) ProtoMessage() {}
 
 func (x *NetMessageLiveEditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[25]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1905,7 +2062,7 @@ func (x *NetMessageLiveEditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLiveEditResponse.ProtoReflect.Descriptor instead.
 func (*NetMessageLiveEditResponse) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{25}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *NetMessageLiveEditResponse) GetRequestId() uint32 {
@@ -1938,13 +2095,15 @@ type NetMessageDebugDraw struct {
 	Points        []*NetStructDebugPoint   `protobuf:"bytes,4,rep,name=points,proto3" json:"points,omitempty"`
 	Polygons      []*NetStructDebugPolygon `protobuf:"bytes,5,rep,name=polygons,proto3" json:"polygons,omitempty"`
 	Texts         []*NetStructDebugText    `protobuf:"bytes,6,rep,name=texts,proto3" json:"texts,omitempty"`
+	Events        []*NetStructDebugEvent   `protobuf:"bytes,7,rep,name=events,proto3" json:"events,omitempty"`                // the frame's simulation events (the event timeline)
+	EventsDropped uint32                   `protobuf:"varint,8,opt,name=eventsDropped,proto3" json:"eventsDropped,omitempty"` // events of the frame beyond the cap, not sent
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NetMessageDebugDraw) Reset() {
 	*x = NetMessageDebugDraw{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1956,7 +2115,7 @@ func (x *NetMessageDebugDraw) String() string {
 func (*NetMessageDebugDraw) ProtoMessage() {}
 
 func (x *NetMessageDebugDraw) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1969,7 +2128,7 @@ func (x *NetMessageDebugDraw) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageDebugDraw.ProtoReflect.Descriptor instead.
 func (*NetMessageDebugDraw) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{26}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *NetMessageDebugDraw) GetFrame() uint64 {
@@ -2014,6 +2173,20 @@ func (x *NetMessageDebugDraw) GetTexts() []*NetStructDebugText {
 	return nil
 }
 
+func (x *NetMessageDebugDraw) GetEvents() []*NetStructDebugEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+func (x *NetMessageDebugDraw) GetEventsDropped() uint32 {
+	if x != nil {
+		return x.EventsDropped
+	}
+	return 0
+}
+
 // The server's frame loop timings, about once a second to every session: the
 // duration and start lateness of each loop frame since the last one (oldest
 // first; loop frames count real-time ticks, so they run on while the region is
@@ -2033,7 +2206,7 @@ type NetMessageServerFrameStats struct {
 
 func (x *NetMessageServerFrameStats) Reset() {
 	*x = NetMessageServerFrameStats{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2045,7 +2218,7 @@ func (x *NetMessageServerFrameStats) String() string {
 func (*NetMessageServerFrameStats) ProtoMessage() {}
 
 func (x *NetMessageServerFrameStats) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2058,7 +2231,7 @@ func (x *NetMessageServerFrameStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageServerFrameStats.ProtoReflect.Descriptor instead.
 func (*NetMessageServerFrameStats) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{27}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *NetMessageServerFrameStats) GetFrame() uint64 {
@@ -2118,7 +2291,7 @@ type NetStructRegionTiming struct {
 
 func (x *NetStructRegionTiming) Reset() {
 	*x = NetStructRegionTiming{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2130,7 +2303,7 @@ func (x *NetStructRegionTiming) String() string {
 func (*NetStructRegionTiming) ProtoMessage() {}
 
 func (x *NetStructRegionTiming) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2143,7 +2316,7 @@ func (x *NetStructRegionTiming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetStructRegionTiming.ProtoReflect.Descriptor instead.
 func (*NetStructRegionTiming) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{28}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *NetStructRegionTiming) GetRegionId() int32 {
@@ -2179,7 +2352,7 @@ type NetMessageRegionList struct {
 
 func (x *NetMessageRegionList) Reset() {
 	*x = NetMessageRegionList{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[29]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2191,7 +2364,7 @@ func (x *NetMessageRegionList) String() string {
 func (*NetMessageRegionList) ProtoMessage() {}
 
 func (x *NetMessageRegionList) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[29]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2204,7 +2377,7 @@ func (x *NetMessageRegionList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageRegionList.ProtoReflect.Descriptor instead.
 func (*NetMessageRegionList) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{29}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *NetMessageRegionList) GetServerFrame() uint64 {
@@ -2234,7 +2407,7 @@ type NetStructRegionInfo struct {
 
 func (x *NetStructRegionInfo) Reset() {
 	*x = NetStructRegionInfo{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[30]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2246,7 +2419,7 @@ func (x *NetStructRegionInfo) String() string {
 func (*NetStructRegionInfo) ProtoMessage() {}
 
 func (x *NetStructRegionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[30]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2259,7 +2432,7 @@ func (x *NetStructRegionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetStructRegionInfo.ProtoReflect.Descriptor instead.
 func (*NetStructRegionInfo) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{30}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *NetStructRegionInfo) GetId() int32 {
@@ -2309,7 +2482,7 @@ type NetMessageError struct {
 
 func (x *NetMessageError) Reset() {
 	*x = NetMessageError{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[31]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2321,7 +2494,7 @@ func (x *NetMessageError) String() string {
 func (*NetMessageError) ProtoMessage() {}
 
 func (x *NetMessageError) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[31]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2334,7 +2507,7 @@ func (x *NetMessageError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageError.ProtoReflect.Descriptor instead.
 func (*NetMessageError) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{31}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *NetMessageError) GetCode() ErrorCode {
@@ -2395,7 +2568,16 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x01x\x18\x01 \x01(\x02R\x01x\x12\f\n" +
 	"\x01y\x18\x02 \x01(\x02R\x01y\x12\x12\n" +
 	"\x04text\x18\x03 \x01(\tR\x04text\x12\x14\n" +
-	"\x05color\x18\x04 \x01(\aR\x05color\"\xab\x01\n" +
+	"\x05color\x18\x04 \x01(\aR\x05color\"\xbb\x01\n" +
+	"\x13NetStructDebugEvent\x126\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\".twinframe.protocol.DebugEventKindR\x04kind\x12\f\n" +
+	"\x01a\x18\x02 \x01(\x04R\x01a\x12\f\n" +
+	"\x01b\x18\x03 \x01(\x04R\x01b\x12\f\n" +
+	"\x01x\x18\x04 \x01(\x02R\x01x\x12\f\n" +
+	"\x01y\x18\x05 \x01(\x02R\x01y\x12\x0e\n" +
+	"\x02nx\x18\x06 \x01(\x02R\x02nx\x12\x0e\n" +
+	"\x02ny\x18\a \x01(\x02R\x02ny\x12\x14\n" +
+	"\x05value\x18\b \x01(\x05R\x05value\"\xab\x01\n" +
 	"\x0fNetMessageLogin\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
 	"\n" +
@@ -2476,14 +2658,16 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x1aNetMessageLiveEditResponse\x12\x1c\n" +
 	"\trequestId\x18\x01 \x01(\rR\trequestId\x12\x14\n" +
 	"\x05frame\x18\x02 \x01(\x04R\x05frame\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"\xfc\x02\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\xe3\x03\n" +
 	"\x13NetMessageDebugDraw\x12\x14\n" +
 	"\x05frame\x18\x01 \x01(\x04R\x05frame\x12E\n" +
 	"\bsegments\x18\x02 \x03(\v2).twinframe.protocol.NetStructDebugSegmentR\bsegments\x12B\n" +
 	"\acircles\x18\x03 \x03(\v2(.twinframe.protocol.NetStructDebugCircleR\acircles\x12?\n" +
 	"\x06points\x18\x04 \x03(\v2'.twinframe.protocol.NetStructDebugPointR\x06points\x12E\n" +
 	"\bpolygons\x18\x05 \x03(\v2).twinframe.protocol.NetStructDebugPolygonR\bpolygons\x12<\n" +
-	"\x05texts\x18\x06 \x03(\v2&.twinframe.protocol.NetStructDebugTextR\x05texts\"\x91\x02\n" +
+	"\x05texts\x18\x06 \x03(\v2&.twinframe.protocol.NetStructDebugTextR\x05texts\x12?\n" +
+	"\x06events\x18\a \x03(\v2'.twinframe.protocol.NetStructDebugEventR\x06events\x12$\n" +
+	"\reventsDropped\x18\b \x01(\rR\reventsDropped\"\x91\x02\n" +
 	"\x1aNetMessageServerFrameStats\x12\x14\n" +
 	"\x05frame\x18\x01 \x01(\x04R\x05frame\x12&\n" +
 	"\x0edurationMicros\x18\x02 \x03(\rR\x0edurationMicros\x12&\n" +
@@ -2540,7 +2724,13 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x18RESYNC_REASON_BAD_TABLES\x10\x04\x12\x1b\n" +
 	"\x17RESYNC_REASON_NO_REGION\x10\x05\x12\x1d\n" +
 	"\x19RESYNC_REASON_BAD_ARCHIVE\x10\x06\x12\x17\n" +
-	"\x13RESYNC_REASON_OTHER\x10\a*\xb2\x01\n" +
+	"\x13RESYNC_REASON_OTHER\x10\a*\xab\x01\n" +
+	"\x0eDebugEventKind\x12\x19\n" +
+	"\x15DEBUG_EVENT_KIND_NONE\x10\x00\x12\x1c\n" +
+	"\x18DEBUG_EVENT_KIND_COLLIDE\x10\x01\x12\"\n" +
+	"\x1eDEBUG_EVENT_KIND_OVERLAP_BEGIN\x10\x02\x12 \n" +
+	"\x1cDEBUG_EVENT_KIND_OVERLAP_END\x10\x03\x12\x1a\n" +
+	"\x16DEBUG_EVENT_KIND_POWER\x10\x04*\xb2\x01\n" +
 	"\aDebugOp\x12\x11\n" +
 	"\rDEBUG_OP_NONE\x10\x00\x12\x12\n" +
 	"\x0eDEBUG_OP_PAUSE\x10\x01\x12\x11\n" +
@@ -2563,67 +2753,71 @@ func file_shared_protocol_pb_twinframe_proto_rawDescGZIP() []byte {
 	return file_shared_protocol_pb_twinframe_proto_rawDescData
 }
 
-var file_shared_protocol_pb_twinframe_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_shared_protocol_pb_twinframe_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_shared_protocol_pb_twinframe_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_shared_protocol_pb_twinframe_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_shared_protocol_pb_twinframe_proto_goTypes = []any{
 	(Role)(0),                               // 0: twinframe.protocol.Role
 	(ErrorCode)(0),                          // 1: twinframe.protocol.ErrorCode
 	(ResyncReason)(0),                       // 2: twinframe.protocol.ResyncReason
-	(DebugOp)(0),                            // 3: twinframe.protocol.DebugOp
-	(*NetStructPoint3)(nil),                 // 4: twinframe.protocol.NetStructPoint3
-	(*NetStructConfigFile)(nil),             // 5: twinframe.protocol.NetStructConfigFile
-	(*NetStructDebugSegment)(nil),           // 6: twinframe.protocol.NetStructDebugSegment
-	(*NetStructDebugCircle)(nil),            // 7: twinframe.protocol.NetStructDebugCircle
-	(*NetStructDebugPoint)(nil),             // 8: twinframe.protocol.NetStructDebugPoint
-	(*NetStructDebugPolygon)(nil),           // 9: twinframe.protocol.NetStructDebugPolygon
-	(*NetStructDebugText)(nil),              // 10: twinframe.protocol.NetStructDebugText
-	(*NetMessageLogin)(nil),                 // 11: twinframe.protocol.NetMessageLogin
-	(*NetMessageMoveTo)(nil),                // 12: twinframe.protocol.NetMessageMoveTo
-	(*NetMessageStop)(nil),                  // 13: twinframe.protocol.NetMessageStop
-	(*NetMessageFire)(nil),                  // 14: twinframe.protocol.NetMessageFire
-	(*NetMessagePing)(nil),                  // 15: twinframe.protocol.NetMessagePing
-	(*NetMessageXDumpRequest)(nil),          // 16: twinframe.protocol.NetMessageXDumpRequest
-	(*NetMessageLiveEditRequest)(nil),       // 17: twinframe.protocol.NetMessageLiveEditRequest
-	(*NetMessageDebugCommand)(nil),          // 18: twinframe.protocol.NetMessageDebugCommand
-	(*NetMessageResyncRequest)(nil),         // 19: twinframe.protocol.NetMessageResyncRequest
-	(*NetMessageLoginResult)(nil),           // 20: twinframe.protocol.NetMessageLoginResult
-	(*NetMessageRegionChange)(nil),          // 21: twinframe.protocol.NetMessageRegionChange
-	(*NetMessageServerFrame)(nil),           // 22: twinframe.protocol.NetMessageServerFrame
-	(*NetMessageEntityCreate)(nil),          // 23: twinframe.protocol.NetMessageEntityCreate
-	(*NetMessageEntityDestroy)(nil),         // 24: twinframe.protocol.NetMessageEntityDestroy
-	(*NetMessageLocomotionStateUpdate)(nil), // 25: twinframe.protocol.NetMessageLocomotionStateUpdate
-	(*NetMessagePowerResult)(nil),           // 26: twinframe.protocol.NetMessagePowerResult
-	(*NetMessagePong)(nil),                  // 27: twinframe.protocol.NetMessagePong
-	(*NetMessageXDumpResponse)(nil),         // 28: twinframe.protocol.NetMessageXDumpResponse
-	(*NetMessageLiveEditResponse)(nil),      // 29: twinframe.protocol.NetMessageLiveEditResponse
-	(*NetMessageDebugDraw)(nil),             // 30: twinframe.protocol.NetMessageDebugDraw
-	(*NetMessageServerFrameStats)(nil),      // 31: twinframe.protocol.NetMessageServerFrameStats
-	(*NetStructRegionTiming)(nil),           // 32: twinframe.protocol.NetStructRegionTiming
-	(*NetMessageRegionList)(nil),            // 33: twinframe.protocol.NetMessageRegionList
-	(*NetStructRegionInfo)(nil),             // 34: twinframe.protocol.NetStructRegionInfo
-	(*NetMessageError)(nil),                 // 35: twinframe.protocol.NetMessageError
+	(DebugEventKind)(0),                     // 3: twinframe.protocol.DebugEventKind
+	(DebugOp)(0),                            // 4: twinframe.protocol.DebugOp
+	(*NetStructPoint3)(nil),                 // 5: twinframe.protocol.NetStructPoint3
+	(*NetStructConfigFile)(nil),             // 6: twinframe.protocol.NetStructConfigFile
+	(*NetStructDebugSegment)(nil),           // 7: twinframe.protocol.NetStructDebugSegment
+	(*NetStructDebugCircle)(nil),            // 8: twinframe.protocol.NetStructDebugCircle
+	(*NetStructDebugPoint)(nil),             // 9: twinframe.protocol.NetStructDebugPoint
+	(*NetStructDebugPolygon)(nil),           // 10: twinframe.protocol.NetStructDebugPolygon
+	(*NetStructDebugText)(nil),              // 11: twinframe.protocol.NetStructDebugText
+	(*NetStructDebugEvent)(nil),             // 12: twinframe.protocol.NetStructDebugEvent
+	(*NetMessageLogin)(nil),                 // 13: twinframe.protocol.NetMessageLogin
+	(*NetMessageMoveTo)(nil),                // 14: twinframe.protocol.NetMessageMoveTo
+	(*NetMessageStop)(nil),                  // 15: twinframe.protocol.NetMessageStop
+	(*NetMessageFire)(nil),                  // 16: twinframe.protocol.NetMessageFire
+	(*NetMessagePing)(nil),                  // 17: twinframe.protocol.NetMessagePing
+	(*NetMessageXDumpRequest)(nil),          // 18: twinframe.protocol.NetMessageXDumpRequest
+	(*NetMessageLiveEditRequest)(nil),       // 19: twinframe.protocol.NetMessageLiveEditRequest
+	(*NetMessageDebugCommand)(nil),          // 20: twinframe.protocol.NetMessageDebugCommand
+	(*NetMessageResyncRequest)(nil),         // 21: twinframe.protocol.NetMessageResyncRequest
+	(*NetMessageLoginResult)(nil),           // 22: twinframe.protocol.NetMessageLoginResult
+	(*NetMessageRegionChange)(nil),          // 23: twinframe.protocol.NetMessageRegionChange
+	(*NetMessageServerFrame)(nil),           // 24: twinframe.protocol.NetMessageServerFrame
+	(*NetMessageEntityCreate)(nil),          // 25: twinframe.protocol.NetMessageEntityCreate
+	(*NetMessageEntityDestroy)(nil),         // 26: twinframe.protocol.NetMessageEntityDestroy
+	(*NetMessageLocomotionStateUpdate)(nil), // 27: twinframe.protocol.NetMessageLocomotionStateUpdate
+	(*NetMessagePowerResult)(nil),           // 28: twinframe.protocol.NetMessagePowerResult
+	(*NetMessagePong)(nil),                  // 29: twinframe.protocol.NetMessagePong
+	(*NetMessageXDumpResponse)(nil),         // 30: twinframe.protocol.NetMessageXDumpResponse
+	(*NetMessageLiveEditResponse)(nil),      // 31: twinframe.protocol.NetMessageLiveEditResponse
+	(*NetMessageDebugDraw)(nil),             // 32: twinframe.protocol.NetMessageDebugDraw
+	(*NetMessageServerFrameStats)(nil),      // 33: twinframe.protocol.NetMessageServerFrameStats
+	(*NetStructRegionTiming)(nil),           // 34: twinframe.protocol.NetStructRegionTiming
+	(*NetMessageRegionList)(nil),            // 35: twinframe.protocol.NetMessageRegionList
+	(*NetStructRegionInfo)(nil),             // 36: twinframe.protocol.NetStructRegionInfo
+	(*NetMessageError)(nil),                 // 37: twinframe.protocol.NetMessageError
 }
 var file_shared_protocol_pb_twinframe_proto_depIdxs = []int32{
-	4,  // 0: twinframe.protocol.NetMessageMoveTo.target:type_name -> twinframe.protocol.NetStructPoint3
-	4,  // 1: twinframe.protocol.NetMessageFire.target:type_name -> twinframe.protocol.NetStructPoint3
-	3,  // 2: twinframe.protocol.NetMessageDebugCommand.op:type_name -> twinframe.protocol.DebugOp
-	2,  // 3: twinframe.protocol.NetMessageResyncRequest.reason:type_name -> twinframe.protocol.ResyncReason
-	0,  // 4: twinframe.protocol.NetMessageLoginResult.role:type_name -> twinframe.protocol.Role
-	1,  // 5: twinframe.protocol.NetMessageLoginResult.errorCode:type_name -> twinframe.protocol.ErrorCode
-	5,  // 6: twinframe.protocol.NetMessageRegionChange.tables:type_name -> twinframe.protocol.NetStructConfigFile
-	6,  // 7: twinframe.protocol.NetMessageDebugDraw.segments:type_name -> twinframe.protocol.NetStructDebugSegment
-	7,  // 8: twinframe.protocol.NetMessageDebugDraw.circles:type_name -> twinframe.protocol.NetStructDebugCircle
-	8,  // 9: twinframe.protocol.NetMessageDebugDraw.points:type_name -> twinframe.protocol.NetStructDebugPoint
-	9,  // 10: twinframe.protocol.NetMessageDebugDraw.polygons:type_name -> twinframe.protocol.NetStructDebugPolygon
-	10, // 11: twinframe.protocol.NetMessageDebugDraw.texts:type_name -> twinframe.protocol.NetStructDebugText
-	32, // 12: twinframe.protocol.NetMessageServerFrameStats.regions:type_name -> twinframe.protocol.NetStructRegionTiming
-	34, // 13: twinframe.protocol.NetMessageRegionList.regions:type_name -> twinframe.protocol.NetStructRegionInfo
-	1,  // 14: twinframe.protocol.NetMessageError.code:type_name -> twinframe.protocol.ErrorCode
-	15, // [15:15] is the sub-list for method output_type
-	15, // [15:15] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	3,  // 0: twinframe.protocol.NetStructDebugEvent.kind:type_name -> twinframe.protocol.DebugEventKind
+	5,  // 1: twinframe.protocol.NetMessageMoveTo.target:type_name -> twinframe.protocol.NetStructPoint3
+	5,  // 2: twinframe.protocol.NetMessageFire.target:type_name -> twinframe.protocol.NetStructPoint3
+	4,  // 3: twinframe.protocol.NetMessageDebugCommand.op:type_name -> twinframe.protocol.DebugOp
+	2,  // 4: twinframe.protocol.NetMessageResyncRequest.reason:type_name -> twinframe.protocol.ResyncReason
+	0,  // 5: twinframe.protocol.NetMessageLoginResult.role:type_name -> twinframe.protocol.Role
+	1,  // 6: twinframe.protocol.NetMessageLoginResult.errorCode:type_name -> twinframe.protocol.ErrorCode
+	6,  // 7: twinframe.protocol.NetMessageRegionChange.tables:type_name -> twinframe.protocol.NetStructConfigFile
+	7,  // 8: twinframe.protocol.NetMessageDebugDraw.segments:type_name -> twinframe.protocol.NetStructDebugSegment
+	8,  // 9: twinframe.protocol.NetMessageDebugDraw.circles:type_name -> twinframe.protocol.NetStructDebugCircle
+	9,  // 10: twinframe.protocol.NetMessageDebugDraw.points:type_name -> twinframe.protocol.NetStructDebugPoint
+	10, // 11: twinframe.protocol.NetMessageDebugDraw.polygons:type_name -> twinframe.protocol.NetStructDebugPolygon
+	11, // 12: twinframe.protocol.NetMessageDebugDraw.texts:type_name -> twinframe.protocol.NetStructDebugText
+	12, // 13: twinframe.protocol.NetMessageDebugDraw.events:type_name -> twinframe.protocol.NetStructDebugEvent
+	34, // 14: twinframe.protocol.NetMessageServerFrameStats.regions:type_name -> twinframe.protocol.NetStructRegionTiming
+	36, // 15: twinframe.protocol.NetMessageRegionList.regions:type_name -> twinframe.protocol.NetStructRegionInfo
+	1,  // 16: twinframe.protocol.NetMessageError.code:type_name -> twinframe.protocol.ErrorCode
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_shared_protocol_pb_twinframe_proto_init() }
@@ -2631,15 +2825,15 @@ func file_shared_protocol_pb_twinframe_proto_init() {
 	if File_shared_protocol_pb_twinframe_proto != nil {
 		return
 	}
-	file_shared_protocol_pb_twinframe_proto_msgTypes[7].OneofWrappers = []any{}
-	file_shared_protocol_pb_twinframe_proto_msgTypes[10].OneofWrappers = []any{}
+	file_shared_protocol_pb_twinframe_proto_msgTypes[8].OneofWrappers = []any{}
+	file_shared_protocol_pb_twinframe_proto_msgTypes[11].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_shared_protocol_pb_twinframe_proto_rawDesc), len(file_shared_protocol_pb_twinframe_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   32,
+			NumEnums:      5,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,0 +1,43 @@
+package gameserver
+
+import (
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/sim"
+)
+
+// maxDebugEvents caps the events one NetMessageDebugDraw carries: a jammed crowd makes
+// thousands of collisions a frame, and the deity's timeline needs the first of them,
+// not a message near the size cap. The rest are counted in eventsDropped.
+const maxDebugEvents = 4096
+
+// debugEvents adds the events of the frame just stepped in g to m, for the deity's
+// event timeline: collisions and overlap changes in the simulation's order, then power
+// results. Hotspot changes are left out (the page's log has them from the tables).
+func debugEvents(m *pb.NetMessageDebugDraw, g *sim.Game, limit int) {
+	add := func(e *pb.NetStructDebugEvent) {
+		if len(m.Events) >= limit {
+			m.EventsDropped++
+			return
+		}
+		m.Events = append(m.Events, e)
+	}
+	for _, ev := range g.Events() {
+		var k pb.DebugEventKind
+		switch ev.Kind {
+		case sim.OnCollide:
+			k = pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE
+		case sim.OnOverlapBegin:
+			k = pb.DebugEventKind_DEBUG_EVENT_KIND_OVERLAP_BEGIN
+		case sim.OnOverlapEnd:
+			k = pb.DebugEventKind_DEBUG_EVENT_KIND_OVERLAP_END
+		default:
+			continue
+		}
+		add(&pb.NetStructDebugEvent{Kind: k, A: uint64(ev.A), B: uint64(ev.B),
+			X: ev.Point[0], Y: ev.Point[1], Nx: ev.Normal[0], Ny: ev.Normal[1]})
+	}
+	for _, r := range g.PowerResults() {
+		add(&pb.NetStructDebugEvent{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_POWER, A: uint64(r.Source), B: uint64(r.Target),
+			X: r.Point[0], Y: r.Point[1], Nx: r.Normal[0], Ny: r.Normal[1], Value: r.Damage})
+	}
+}

@@ -1,0 +1,118 @@
+package gameserver
+
+import (
+	"testing"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
+	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/world"
+)
+
+// wantEvents is what debugEvents must send for the frame just stepped in g.
+func wantEvents(g *sim.Game) []*pb.NetStructDebugEvent {
+	var out []*pb.NetStructDebugEvent
+	kinds := map[sim.EventKind]pb.DebugEventKind{
+		sim.OnCollide:      pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE,
+		sim.OnOverlapBegin: pb.DebugEventKind_DEBUG_EVENT_KIND_OVERLAP_BEGIN,
+		sim.OnOverlapEnd:   pb.DebugEventKind_DEBUG_EVENT_KIND_OVERLAP_END,
+	}
+	for _, ev := range g.Events() {
+		if k, ok := kinds[ev.Kind]; ok {
+			out = append(out, &pb.NetStructDebugEvent{Kind: k, A: uint64(ev.A), B: uint64(ev.B),
+				X: ev.Point[0], Y: ev.Point[1], Nx: ev.Normal[0], Ny: ev.Normal[1]})
+		}
+	}
+	for _, r := range g.PowerResults() {
+		out = append(out, &pb.NetStructDebugEvent{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_POWER, A: uint64(r.Source),
+			B: uint64(r.Target), X: r.Point[0], Y: r.Point[1], Nx: r.Normal[0], Ny: r.Normal[1], Value: r.Damage})
+	}
+	return out
+}
+
+func sameEvents(a, b []*pb.NetStructDebugEvent) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Kind != y.Kind || x.A != y.A || x.B != y.B || x.X != y.X || x.Y != y.Y || x.Nx != y.Nx || x.Ny != y.Ny || x.Value != y.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// The deity's debug draw carries every collision, overlap change and power result of
+// its frame, in the simulation's order; beyond the cap they are counted, not sent.
+func TestDebugDrawCarriesEvents(t *testing.T) {
+	t.Parallel()
+	w, err := world.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sim.New(w, &sim.Options{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shooter, _ := g.Spawn(0, 0, mgl32.Vec2{64, 64}, 0)
+	if _, err := g.Spawn(3, 0, mgl32.Vec2{72, 64}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Fire(shooter, mgl32.Vec2{72, 64}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[pb.DebugEventKind]int{}
+	capped := false
+	for range 400 {
+		if err := g.Step(); err != nil {
+			t.Fatal(err)
+		}
+		m := debugDraw(g)
+		want := wantEvents(g)
+		if m.Frame != g.Frame() || !sameEvents(m.Events, want) || m.EventsDropped != 0 {
+			t.Fatalf("frame %d: %d events (%d dropped), want %d", g.Frame(), len(m.Events), m.EventsDropped, len(want))
+		}
+		for _, e := range m.Events {
+			seen[e.Kind]++
+		}
+		if len(want) > 2 && !capped {
+			capped = true
+			var c pb.NetMessageDebugDraw
+			debugEvents(&c, g, 2)
+			if !sameEvents(c.Events, want[:2]) || int(c.EventsDropped) != len(want)-2 {
+				t.Errorf("capped at 2: %d events, %d dropped; want the first 2 and %d dropped", len(c.Events), c.EventsDropped, len(want)-2)
+			}
+		}
+	}
+	t.Logf("events sent: %v", seen)
+	if seen[pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE] == 0 || seen[pb.DebugEventKind_DEBUG_EVENT_KIND_POWER] != 1 || !capped {
+		t.Errorf("the run did not exercise collisions, a power result and the cap: %v, capped %v", seen, capped)
+	}
+}
+
+// Over the websocket: a deity that turned the debug draw on receives the server's
+// collisions of the default world within a few seconds.
+func TestDeityReceivesEvents(t *testing.T) {
+	checkLeaks(t)
+	s := startServer(t, "", func(c *Config) { c.Period = 5 * time.Millisecond })
+	d := dial(t, s.url, dialOpt{})
+	d.login("deity", &[]string{testToken}[0])
+	if err := d.send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_DRAW_ON}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		for _, m := range d.next(wait) {
+			if x, ok := m.(*pb.NetMessageDebugDraw); ok {
+				for _, e := range x.Events {
+					if e.Kind == pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE && e.A != 0 {
+						return
+					}
+				}
+			}
+		}
+	}
+	t.Fatal("no collision in the deity's debug-draw stream")
+}
