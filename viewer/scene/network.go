@@ -53,6 +53,9 @@ type network struct {
 	inbox   inbox
 	xdump   xdumpRows
 	log     eventLog
+	tl      timeline
+	// corrected is the server frame of the last correction in the timeline.
+	corrected uint64
 
 	now     time.Duration
 	views   []replica.View // the live entities as the client shows them
@@ -134,6 +137,7 @@ func (n *network) Update(now time.Duration) error {
 		for _, pr := range n.powers {
 			n.log.add(pr.Frame, fmt.Sprintf("bolt %d hit %d at (%.2f, %.2f)", pr.Projectile, pr.Target, pr.Point[0], pr.Point[1]))
 		}
+		n.clientRows(r)
 		if err := r.ResyncReason(); err != nil {
 			n.st.Error = "replica: " + err.Error()
 		}
@@ -178,6 +182,9 @@ func (n *network) onMessage(m proto.Message) {
 	switch m := m.(type) {
 	case *pb.NetMessageDebugDraw:
 		n.inbox.setDraw(m)
+		if d := n.tl.serverEvents(m); d > 0 {
+			n.inbox.addError(fmt.Sprintf("server: %d events of frame %d beyond the timeline's cap", d, m.Frame))
+		}
 	case *pb.NetMessageXDumpResponse:
 		if err := n.xdump.answer(m); err != "" {
 			n.inbox.addError("xdump: " + err)
