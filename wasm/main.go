@@ -37,6 +37,12 @@
 //	           follow(on), inspect() → [{name, value}], log(n) → [{frame, text}],
 //	           worldToScreen(x, y) / screenToWorld(x, y) → {x, y},
 //	           setNetwork({latency, jitter (ms), bandwidth (bytes/s)}) → "" or why not
+//	timeline   timeline({entity, kinds, limit}) → [{index, frame, kind, a, b, point,
+//	           normal, value, origin, repeat}] (kinds: collide, overlap-begin,
+//	           overlap-end, power, correction, region, repeat; origin: local, server,
+//	           client), selectRow(index) → the row (null: none; seeks to its frame,
+//	           pausing, and selects its entities), selection() → {row, entities,
+//	           contact [{name, value}], error}
 //
 // Platform code sits behind three untagged functions (pageMode, publish, fail) with
 // *_js.go and *_notjs.go implementations; the native build opens a window instead, which

@@ -113,13 +113,6 @@ func (t *timeline) push(r TimelineRow) {
 	t.rows = append(t.rows, r)
 }
 
-// passed records that frame was stepped, with or without rows.
-func (t *timeline) passed(frame uint64) {
-	t.mu.Lock()
-	t.until = max(t.until, frame)
-	t.mu.Unlock()
-}
-
 // truncate drops the rows after frame: the recording's future was discarded.
 func (t *timeline) truncate(frame uint64) {
 	t.mu.Lock()
