@@ -11,6 +11,21 @@ import (
 	"github.com/twinframe/twinframe/shared/world"
 )
 
+// emptyDefaultWorld returns a game of the default world's first region without its
+// population.
+func emptyDefaultWorld(t *testing.T) *sim.Game {
+	t.Helper()
+	w, err := world.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sim.New(w, &sim.Options{Seed: 1, NoPopulation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 func near2(a, b mgl32.Vec2, tol float32) bool { return geom.Dist(a, b) <= tol }
 
 // checkContact checks what every explained contact must satisfy: it reproduces the
@@ -51,14 +66,7 @@ func checkContact(t *testing.T, g *sim.Game, ev sim.Event) sim.Contact {
 // the contact (their radii apart, less the skin), and B stood where it started.
 func TestExplainContactPair(t *testing.T) {
 	t.Parallel()
-	w, err := world.LoadDefault()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := sim.New(w, &sim.Options{Seed: 1, NoPopulation: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := emptyDefaultWorld(t)
 	a, _ := g.Spawn(0, 0, mgl32.Vec2{64, 64}, 0)
 	b, _ := g.Spawn(0, 0, mgl32.Vec2{70, 64}, 0)
 	if _, err := g.MoveAlongPath(a, mgl32.Vec2{70, 64}); err != nil {
@@ -142,14 +150,7 @@ func TestExplainContactDefaultWorld(t *testing.T) {
 // tested edges is the one hit, and the slide runs along it (perpendicular to the normal).
 func TestExplainContactWall(t *testing.T) {
 	t.Parallel()
-	w, err := world.LoadDefault()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := sim.New(w, &sim.Options{Seed: 1, NoPopulation: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := emptyDefaultWorld(t)
 	a, _ := g.Spawn(0, 0, mgl32.Vec2{64, 64}, 0)
 	if err := g.MoveTo(a, mgl32.Vec2{64, -50}); err != nil {
 		t.Fatal(err)

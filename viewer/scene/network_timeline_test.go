@@ -1,6 +1,7 @@
 package scene
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestNetworkTimelineServerEvents(t *testing.T) {
 		{Index: 1, Frame: 40, Kind: KindOverlapBegin, A: 5, B: 11, Origin: OriginServer},
 		{Index: 2, Frame: 40, Kind: KindPower, A: 7, B: 9, Point: [2]float32{3, 4}, Value: "damage 10", Origin: OriginServer},
 	}
-	if !sameRows(rows, want) {
+	if !slices.Equal(rows, want) {
 		t.Fatalf("rows %+v\nwant %+v", rows, want)
 	}
 	n.inbox.logErrors(&n.log, 40)

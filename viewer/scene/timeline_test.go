@@ -1,6 +1,7 @@
 package scene
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -99,12 +100,12 @@ func TestTimelineFilterAndTrim(t *testing.T) {
 		{TimelineFilter{Entity: 7}, 0, nil},
 	}
 	for _, tc := range tests {
-		if got := indices(tl.rowsMatching(tc.f, tc.limit)); !equalInts(got, tc.want) {
+		if got := indices(tl.rowsMatching(tc.f, tc.limit)); !slices.Equal(got, tc.want) {
 			t.Errorf("%+v limit %d: rows %v, want %v", tc.f, tc.limit, got, tc.want)
 		}
 	}
 	tl.truncate(2)
-	if got := indices(tl.rowsMatching(TimelineFilter{}, 0)); !equalInts(got, []int{0, 1}) || tl.covered(3) {
+	if got := indices(tl.rowsMatching(TimelineFilter{}, 0)); !slices.Equal(got, []int{0, 1}) || tl.covered(3) {
 		t.Errorf("after truncating to frame 2: rows %v, frame 3 covered %v", got, tl.covered(3))
 	}
 	for f := range uint64(timelineSize) {
@@ -120,18 +121,6 @@ func TestTimelineFilterAndTrim(t *testing.T) {
 	if _, ok := tl.row(0); ok {
 		t.Error("a dropped row is still found")
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // The sandbox's timeline: the default world's crowd collides, a picked collision seeks
@@ -180,7 +169,7 @@ func TestTimelineSandbox(t *testing.T) {
 	}
 	v.Do(Resume)
 	ticks(v, &now, 60*2, Input{})
-	if got := v.Timeline(TimelineFilter{}, 0); !sameRows(got[:len(all)], all) {
+	if got := v.Timeline(TimelineFilter{}, 0); !slices.Equal(got[:len(all)], all) {
 		t.Fatal("resuming after the seek changed the rows recorded before it")
 	}
 	after := v.Timeline(TimelineFilter{}, 0)
@@ -193,18 +182,6 @@ func TestTimelineSandbox(t *testing.T) {
 	if !strings.Contains(sel.Contact[0].Name, "frame") {
 		t.Errorf("contact fields start with %q", sel.Contact[0].Name)
 	}
-}
-
-func sameRows(a, b []TimelineRow) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func hasLabel(labels []draw.Label, prefix string) bool {
