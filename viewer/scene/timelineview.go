@@ -31,6 +31,9 @@ type timelineSelection struct {
 	err       string
 }
 
+// contactZoom is the least zoom (pixels per metre) SelectRow shows a row's point at.
+const contactZoom = 60
+
 // errNoTimeline is returned by the timeline calls of a source without one.
 var errNoTimeline = errors.New("scene: the source has no event timeline")
 
@@ -75,8 +78,10 @@ func (v *View) SelectRow(index int) (TimelineRow, error) {
 	}
 	v.tl = timelineSelection{row: r, ok: true}
 	if r.Point != [2]float32{} {
+		// Close enough to see the contact's discs, the skin and the slide.
 		v.follow = false
 		v.cam.Center = mgl32.Vec2{r.Point[0], r.Point[1]}
+		v.cam.Zoom = max(v.cam.Zoom, contactZoom)
 	}
 	return r, nil
 }
