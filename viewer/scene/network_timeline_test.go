@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
@@ -69,5 +70,42 @@ func TestNetworkTimelineClientRows(t *testing.T) {
 		if got := strings.Join(kinds, " "); got != want {
 			t.Errorf("deity %v: rows %s, want %s", deity, got, want)
 		}
+	}
+}
+
+// Picking a server row while connected shows the recorded frame of the row, selects
+// its entities, and says the contact's sweep is the server's.
+func TestNetworkTimelineSelectRow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: real websocket and 20 Hz server; make test runs it")
+	}
+	srv := startServer(t)
+	n := newNetwork(NetworkOptions{URL: srv.URL, Name: "timeline-test", NoXdump: true})
+	defer n.Close()
+	start := time.Now()
+	until(t, n, start, 15*time.Second, "a recording", func(s Status) bool { return s.Connected && s.Recorded > s.RecordedFrom+10 })
+	st := n.Status()
+	f := st.RecordedFrom + 5
+	n.onMessage(&pb.NetMessageDebugDraw{Frame: f, Events: []*pb.NetStructDebugEvent{
+		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE, A: st.AvatarID, B: 0, X: 1, Y: 2, Nx: 1}}})
+	v := NewView(n)
+	rows := v.Timeline(TimelineFilter{Kinds: []string{KindCollide}}, 0)
+	if len(rows) != 1 {
+		t.Fatalf("rows %+v, want the server's collision", rows)
+	}
+	if _, err := v.SelectRow(rows[0].Index); err != nil {
+		t.Fatal(err)
+	}
+	v.Tick(time.Since(start), Input{}, 800, 600)
+	snap := v.Snapshot()
+	if !snap.Replaying || snap.Frame != f || snap.Selected != st.AvatarID {
+		t.Fatalf("after picking the row at frame %d: replaying %v, frame %d, selected %d (avatar %d)",
+			f, snap.Replaying, snap.Frame, snap.Selected, st.AvatarID)
+	}
+	if sel := v.Selection(); sel.Row == nil || !strings.Contains(sel.Error, "server") || len(sel.Contact) != 3 {
+		t.Errorf("selection %+v: want the row's point and normal and why there is no more", sel)
+	}
+	if _, err := v.SelectRow(99); err == nil {
+		t.Error("picking a row that does not exist succeeded")
 	}
 }
