@@ -234,3 +234,26 @@ func ExampleShaper() {
 	// 1 180ms
 	// 2 230ms
 }
+
+// ReadStamped tells when the shaper let a message arrive, however late the reader
+// comes for it (a page busy drawing a frame).
+func TestLinkReadStamped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := Pipe()
+		l := Wrap(a, nil, NewShaper(Conditions{Latency: 30 * time.Millisecond}, 4), nil)
+		defer l.Close()
+		ctx := context.Background()
+		sent := time.Now()
+		if err := b.Write(ctx, []byte("pong")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond) // the reader is busy
+		m, at, err := l.ReadStamped(ctx)
+		if err != nil || string(m) != "pong" {
+			t.Fatalf("%q %v", m, err)
+		}
+		if d := at.Sub(sent); d != 30*time.Millisecond {
+			t.Fatalf("stamped %v after sending, want the 30 ms latency", d)
+		}
+	})
+}
