@@ -26,8 +26,9 @@
 //	           recorded one), avatarServer [x, y] (authoritative, at serverFrame);
 //	           the server's loop: serverFrameMs and serverLateMs (newest timed frame),
 //	           serverFrameMaxMs (30 s), serverDropped, serverTimedFrames;
-//	           netLatency, netJitter (ms), netBandwidth (bytes/s): the connection's
-//	           simulated conditions; graphs (names of the graphs drawn, top to bottom;
+//	           netLatency, netJitter (ms), netBandwidth (bytes/s), netLoss (% of TCP
+//	           segments): the connection's simulated conditions (the panel's sliders
+//	           show them however they were set); graphs (names of the graphs drawn, top to bottom;
 //	           "region <name>": each region's step time on the server);
 //	           correctionsAfterTravel (prediction rewinds just after a travel, not in
 //	           corrections)
@@ -36,7 +37,7 @@
 //	           recording: the sandbox's, or the networked session's), select(id),
 //	           follow(on), inspect() → [{name, value}], log(n) → [{frame, text}],
 //	           worldToScreen(x, y) / screenToWorld(x, y) → {x, y},
-//	           setNetwork({latency, jitter (ms), bandwidth (bytes/s)}) → "" or why not
+//	           setNetwork({latency, jitter (ms), bandwidth (bytes/s), loss (%)}) → "" or why not
 //
 // Platform code sits behind three untagged functions (pageMode, publish, fail) with
 // *_js.go and *_notjs.go implementations; the native build opens a window instead, which
