@@ -28,8 +28,12 @@
 //	           serverFrameMaxMs (30 s), serverDropped, serverTimedFrames;
 //	           netLatency, netJitter (ms), netBandwidth (bytes/s), netLoss (% of TCP
 //	           segments): the connection's simulated conditions (the panel's sliders
-//	           show them however they were set); graphs (names of the graphs drawn, top to bottom;
-//	           "region <name>": each region's step time on the server);
+//	           show them however they were set); graphs (names of the graphs drawn,
+//	           top to bottom; "region <name>": each region's step time on the server;
+//	           last "page frame", drawn beside them); page {simMs, replicaMs, buildMs,
+//	           submitMs}: the viewer's own frame split (prediction, reading the
+//	           replica, building the draw list, handing it to ebiten), which the round
+//	           trip and drift exclude (messages are stamped when they are delivered);
 //	           correctionsAfterTravel (prediction rewinds just after a travel, not in
 //	           corrections)
 //	functions  moveTo(x, y), fire(x, y), toggle(name) → on (null: unknown name),

@@ -186,3 +186,25 @@ func TestViewCoalescesSeeks(t *testing.T) {
 		t.Errorf("after the seeks: frame %d, paused %v", st.Frame, st.Paused)
 	}
 }
+
+// The page's frame split: the sandbox's update is all simulation, Build is timed, and
+// the platform's submit time shows at the next frame; the graph is listed.
+func TestViewPageCosts(t *testing.T) {
+	v, _ := newView(t)
+	var now time.Duration
+	ticks(v, &now, 10, Input{}) // frames due: the game steps (with newView's, 11 ticks)
+	v.Submitted(3 * time.Millisecond)
+	ticks(v, &now, 1, Input{})
+	p := v.Snapshot().Page
+	if p.SimMS <= 0 || p.ReplicaMS != 0 || p.BuildMS <= 0 || p.SubmitMS != 3 {
+		t.Errorf("frame split %+v: want simulation and build time, no replica, the 3 ms submit", p)
+	}
+	if g := v.Snapshot().Graphs; len(g) == 0 || g[len(g)-1] != pageGraphName {
+		t.Errorf("graphs %v: the frame split is not listed", g)
+	}
+	for _, s := range v.page.series {
+		if s.Len() != 12 {
+			t.Errorf("series %s has %d samples after 12 ticks", s.Name, s.Len())
+		}
+	}
+}
