@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/viewer/draw"
 )
 
 const tick = time.Second / 60
@@ -206,5 +207,42 @@ func TestViewPageCosts(t *testing.T) {
 		if s.Len() != 12 {
 			t.Errorf("series %s has %d samples after 12 ticks", s.Name, s.Len())
 		}
+	}
+}
+
+// A graph draws a segment per pixel column, not per sample, and keeps a one-sample
+// spike: the column's largest sample.
+func TestGraphLinePerColumnKeepsPeaks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		samples int
+	}{{"full", graphFrames}, {"half", graphFrames / 2}, {"few", 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSeries("test", "ms", graphFrames)
+			for i := range tc.samples {
+				v := float32(1)
+				if i == tc.samples/2 {
+					v = 10 // the spike
+				}
+				s.Add(v)
+			}
+			var v View
+			v.list.Reset(draw.NewCamera(800, 600, mgl32.Vec2{}, mgl32.Vec2{10, 10}))
+			const x, y = 12, 100
+			v.drawLine(s, x, y, s.Max(), colorGraphLine)
+			if n := v.list.Triangles(); n > 2*graphW || n == 0 {
+				t.Errorf("%d triangles for %d samples: want at most two per column (%d columns)", n, tc.samples, graphW)
+			}
+			top := float32(y + graphH)
+			for _, b := range v.list.Batches() {
+				for _, p := range b.Vertices {
+					top = min(top, p.DstY)
+				}
+			}
+			if top > y+1 {
+				t.Errorf("the line reaches y %v: the spike (top of the graph, y %v) is lost", top, float32(y))
+			}
+		})
 	}
 }
