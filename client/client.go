@@ -184,12 +184,26 @@ func (c *Client) read() {
 	ctx := context.Background()
 	rd := protocol.Reader{Limits: ReadLimits, From: protocol.ServerToClient}
 	var msgs []proto.Message
+	stamped, _ := c.conn.(netsim.StampedConn)
 	for {
-		b, err := c.conn.Read(ctx)
+		var b []byte
+		var err error
+		var late time.Duration // how long ago the message arrived
+		if stamped != nil {
+			var at time.Time
+			b, at, err = stamped.ReadStamped(ctx)
+			late = max(time.Since(at), 0)
+		} else {
+			b, err = c.conn.Read(ctx)
+		}
 		if err != nil {
 			c.fail(fmt.Errorf("%w: %w", ErrClosed, err))
 			return
 		}
+		// The packet's time is when it was delivered: taken before decoding it and
+		// before waiting for the replica's lock, which the viewer holds while it
+		// draws, so that neither counts in the round trip or the server clock.
+		now := c.opt.Now() - late
 		c.bytesIn.Add(int64(len(b)))
 		c.packetsIn.Add(1)
 		msgs = msgs[:0]
@@ -208,7 +222,7 @@ func (c *Client) read() {
 		if err := rd.Err(); err != nil {
 			c.decodeError(err)
 		}
-		if req := c.receive(msgs); req != nil {
+		if req := c.receive(now, msgs); req != nil {
 			// The replica found inconsistent data: ask for a fresh copy of the
 			// world (once; the answer resets the replica). A failed write ends the
 			// connection, which the next read reports.
@@ -229,12 +243,11 @@ func (c *Client) decodeError(err error) {
 	c.opt.Logger.Error("client: bad packet from the server", "err", err)
 }
 
-// receive applies a packet's messages to the replica; it returns the resync
-// request to send when the replica found them inconsistent.
-func (c *Client) receive(msgs []proto.Message) *pb.NetMessageResyncRequest {
+// receive applies a packet's messages, delivered at now, to the replica; it returns
+// the resync request to send when the replica found them inconsistent.
+func (c *Client) receive(now time.Duration, msgs []proto.Message) *pb.NetMessageResyncRequest {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := c.opt.Now()
 	for _, m := range msgs {
 		if lr, ok := m.(*pb.NetMessageLoginResult); ok {
 			if lr.GetErrorCode() != pb.ErrorCode_ERROR_CODE_NONE && c.loginErr == nil {

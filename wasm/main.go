@@ -26,9 +26,14 @@
 //	           recorded one), avatarServer [x, y] (authoritative, at serverFrame);
 //	           the server's loop: serverFrameMs and serverLateMs (newest timed frame),
 //	           serverFrameMaxMs (30 s), serverDropped, serverTimedFrames;
-//	           netLatency, netJitter (ms), netBandwidth (bytes/s): the connection's
-//	           simulated conditions; graphs (names of the graphs drawn, top to bottom;
-//	           "region <name>": each region's step time on the server);
+//	           netLatency, netJitter (ms), netBandwidth (bytes/s), netLoss (% of TCP
+//	           segments): the connection's simulated conditions (the panel's sliders
+//	           show them however they were set); graphs (names of the graphs drawn,
+//	           top to bottom; "region <name>": each region's step time on the server;
+//	           last "page frame", drawn beside them); page {simMs, replicaMs, buildMs,
+//	           submitMs}: the viewer's own frame split (prediction, reading the
+//	           replica, building the draw list, handing it to ebiten), which the round
+//	           trip and drift exclude (messages are stamped when they are delivered);
 //	           correctionsAfterTravel (prediction rewinds just after a travel, not in
 //	           corrections)
 //	functions  moveTo(x, y), fire(x, y), toggle(name) → on (null: unknown name),
@@ -36,7 +41,7 @@
 //	           recording: the sandbox's, or the networked session's), select(id),
 //	           follow(on), inspect() → [{name, value}], log(n) → [{frame, text}],
 //	           worldToScreen(x, y) / screenToWorld(x, y) → {x, y},
-//	           setNetwork({latency, jitter (ms), bandwidth (bytes/s)}) → "" or why not
+//	           setNetwork({latency, jitter (ms), bandwidth (bytes/s), loss (%)}) → "" or why not
 //	timeline   timeline({entity, kinds, limit}) → [{index, frame, kind, a, b, point,
 //	           normal, value, origin, repeat}] (kinds: collide, overlap-begin,
 //	           overlap-end, power, correction, region, repeat; origin: local, server,

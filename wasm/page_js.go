@@ -228,8 +228,8 @@ func publish(v *scene.View) func() {
 		}
 		return out
 	})
-	// setNetwork({latency, jitter (ms), bandwidth (bytes/s, 0: unlimited)}) returns "" or
-	// the reason it did nothing.
+	// setNetwork({latency, jitter (ms), bandwidth (bytes/s, 0: unlimited), loss (% of
+	// TCP segments)}) returns "" or the reason it did nothing.
 	fn("setNetwork", func(a []js.Value) any {
 		var c netsim.Conditions
 		if len(a) > 0 && a[0].Type() == js.TypeObject {
@@ -242,6 +242,9 @@ func publish(v *scene.View) func() {
 			c.Latency, c.Jitter = ms("latency"), ms("jitter")
 			if x := a[0].Get("bandwidth"); x.Type() == js.TypeNumber {
 				c.Bandwidth = x.Int()
+			}
+			if x := a[0].Get("loss"); x.Type() == js.TypeNumber {
+				c.Loss = x.Float() / 100
 			}
 		}
 		if err := v.SetNetwork(c); err != nil {

@@ -260,6 +260,18 @@ func testNetwork(t *testing.T, bctx context.Context, wasmDir string) {
 		webtest.Eval[float64](t, b, "twinframe.corrections"), webtest.Eval[float64](t, b, "twinframe.fps"))
 	b.Screenshot(t, "network")
 
+	// The panel's sliders show the conditions in force, set here through the API.
+	sliders := func(set, want string) {
+		t.Helper()
+		if r := webtest.Eval[string](t, b, "twinframe.setNetwork("+set+")"); r != "" {
+			t.Fatalf("setNetwork: %s", r)
+		}
+		b.Poll(t, "the sliders showing "+set, `JSON.stringify([..."latency jitter bandwidth loss".split(" ").map((k) =>
+			document.getElementById("n-" + k).value), ..."latency jitter bandwidth loss".split(" ").map((k) =>
+			document.querySelector("output[for=n-" + k + "]").textContent)]) === `+"`"+want+"`", 10*time.Second)
+	}
+	sliders(`{latency: 150, jitter: 20, bandwidth: 128 * 1024, loss: 1.5}`, `["150","20","128","1.5","150 ms","20 ms","128.0 kB/s","1.5 %"]`)
+
 	// Travel: the server hands the page's player off to the vault (the deity's
 	// teleport, by the same handoff as a portal); the page follows it.
 	if r := webtest.Eval[string](t, b, `twinframe.setNetwork({latency: 0, jitter: 0, bandwidth: 0})`); r != "" {
@@ -278,5 +290,6 @@ func testNetwork(t *testing.T, bctx context.Context, wasmDir string) {
 		t.Fatal(terr)
 	}
 	webtest.WaitTravel(t, b, "downtown", "vault", 2)
+	sliders(`{latency: 0, jitter: 0, bandwidth: 0}`, `["0","0","0","0","0 ms","0 ms","∞","0 %"]`)
 	t.Logf("network test took %v", time.Since(start).Round(time.Millisecond))
 }

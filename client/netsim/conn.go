@@ -14,6 +14,15 @@ type Conn interface {
 	Close() error
 }
 
+// StampedConn is a Conn whose Read can come after the message arrived (a Link
+// whose timer fires late because the goroutine that runs it is busy: in a browser,
+// drawing a frame). ReadStamped tells when it did.
+type StampedConn interface {
+	Conn
+	// ReadStamped is Read, with when the message was delivered.
+	ReadStamped(ctx context.Context) (p []byte, delivered time.Time, err error)
+}
+
 // ErrClosed is returned by a Link's Read and Write after Close.
 var ErrClosed = errors.New("netsim: link closed")
 
@@ -149,6 +158,16 @@ func (l *Link) Write(ctx context.Context, p []byte) error {
 // Read returns the next message when the Down shaper lets it arrive. After the
 // inner Conn fails, Read returns its error once the messages before it are read.
 func (l *Link) Read(ctx context.Context) ([]byte, error) {
+	b, _, err := l.ReadStamped(ctx)
+	return b, err
+}
+
+// ReadStamped is Read, with the time the Down shaper let the message arrive, which
+// stays right however late the timer that waits for it fires. The shaper's
+// clock starts when the inner Conn hands the message over: in a browser, in the
+// same turn of the event loop as the websocket's message event, since the Go
+// runtime runs every goroutine an event wakes before it returns to JavaScript.
+func (l *Link) ReadStamped(ctx context.Context) ([]byte, time.Time, error) {
 	l.rmu.Lock()
 	defer l.rmu.Unlock()
 	if l.pending == nil {
@@ -156,23 +175,23 @@ func (l *Link) Read(ctx context.Context) ([]byte, error) {
 		case it := <-l.in:
 			l.pending = &it
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, time.Time{}, ctx.Err()
 		case <-l.ctx.Done():
-			return nil, ErrClosed
+			return nil, time.Time{}, ErrClosed
 		}
 	}
 	it := l.pending
 	if it.err != nil {
-		return nil, it.err // sticky
+		return nil, time.Time{}, it.err // sticky
 	}
 	if !l.wait(ctx, it.at) {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, time.Time{}, ctx.Err()
 		}
-		return nil, ErrClosed
+		return nil, time.Time{}, ErrClosed
 	}
 	l.pending = nil
-	return it.data, nil
+	return it.data, it.at, nil
 }
 
 // Close closes the inner Conn and stops the link's goroutines. Messages still in

@@ -89,17 +89,83 @@ func TestParseConditions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Conditions{80 * time.Millisecond, 20 * time.Millisecond, 32000, 10 * time.Second, 500 * time.Millisecond}
+	want := Conditions{Latency: 80 * time.Millisecond, Jitter: 20 * time.Millisecond, Bandwidth: 32000,
+		StallEvery: 10 * time.Second, StallFor: 500 * time.Millisecond}
 	if c != want {
 		t.Fatalf("%+v", c)
 	}
-	for _, bad := range []string{"latency", "latency=x", "speed=1", "bandwidth=-1", "jitter=-5ms", "bandwidth=99999999M"} {
+	for _, tc := range []struct {
+		in   string
+		want float64
+	}{{"loss=2%", 0.02}, {"loss=0.25", 0.25}, {"loss=0", 0}} {
+		c, err := ParseConditions(tc.in)
+		if err != nil || c.Loss != tc.want {
+			t.Errorf("%q: %v %v, want loss %v", tc.in, c.Loss, err, tc.want)
+		}
+		if back, err := ParseConditions(c.String()); err != nil || back != c {
+			t.Errorf("%q: String %q parses back as %+v, %v", tc.in, c.String(), back, err)
+		}
+	}
+	for _, bad := range []string{"latency", "latency=x", "speed=1", "bandwidth=-1", "jitter=-5ms", "bandwidth=99999999M",
+		"loss=1", "loss=100%", "loss=-1%", "loss=x", "loss=NaN"} {
 		if _, err := ParseConditions(bad); !errors.Is(err, ErrSyntax) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
 	if c, err := ParseConditions(""); err != nil || c != (Conditions{}) {
 		t.Fatal(c, err)
+	}
+}
+
+// Loss as TCP shows it: a message arrives on time or one RTO late (more after
+// lost retransmissions, doubling), never lost, never out of order; a message held by
+// a retransmission holds those sent after it (head-of-line); the draws are seeded.
+func TestShaperLoss(t *testing.T) {
+	c := Conditions{Latency: 40 * time.Millisecond, Loss: 0.05}
+	rto := c.RTO()
+	if rto != MinRTO {
+		t.Fatalf("RTO %v, want the floor %v for an 80 ms round trip", rto, MinRTO)
+	}
+	if got := (Conditions{Latency: 150 * time.Millisecond, Jitter: 20 * time.Millisecond}).RTO(); got != 400*time.Millisecond {
+		t.Fatalf("RTO %v, want 300 ms RTT + 20 ms jitter + 4×20 ms", got)
+	}
+	run := func(seed uint64, size int) (arr []time.Time, late, held, backedOff int) {
+		s := NewShaper(c, seed)
+		for i := range 4000 {
+			now := t0.Add(time.Duration(i) * 10 * time.Millisecond)
+			at := s.Deliver(now, size)
+			arr = append(arr, at)
+			d := at.Sub(now) - c.Latency
+			switch {
+			case d == 0:
+			case d == rto || d == 3*rto || d == 7*rto:
+				late++
+				if d > rto {
+					backedOff++
+				}
+			case i > 0 && at.Equal(arr[i-1]):
+				held++ // waits for the retransmitted message before it
+			default:
+				t.Fatalf("message %d: %v late, not a whole retransmission nor behind one", i, d)
+			}
+		}
+		return arr, late, held, backedOff
+	}
+	arr, late, held, backedOff := run(1, 100)
+	if !slices.IsSortedFunc(arr, func(a, b time.Time) int { return a.Compare(b) }) {
+		t.Fatal("loss reordered messages")
+	}
+	// 4000 one-segment messages at 5 %: about 200 retransmitted, some of them twice,
+	// and with 10 ms between messages and a 200 ms RTO each holds the next ~19.
+	if late < 140 || late > 260 || backedOff == 0 || held < 10*late {
+		t.Fatalf("%d retransmitted (%d backed off), %d held behind them", late, backedOff, held)
+	}
+	if again, _, _, _ := run(1, 100); !slices.Equal(arr, again) {
+		t.Fatal("same seed, different arrivals")
+	}
+	// A message of ten segments is hit when any is: 1-0.95^10 ≈ 40 %.
+	if _, big, _, _ := run(1, 10*MSS); big < 4*late {
+		t.Fatalf("%d of ten-segment messages retransmitted, against %d of one-segment ones", big, late)
 	}
 }
 
@@ -167,4 +233,27 @@ func ExampleShaper() {
 	// 0 130ms
 	// 1 180ms
 	// 2 230ms
+}
+
+// ReadStamped tells when the shaper let a message arrive, however late the reader
+// comes for it (a page busy drawing a frame).
+func TestLinkReadStamped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := Pipe()
+		l := Wrap(a, nil, NewShaper(Conditions{Latency: 30 * time.Millisecond}, 4), nil)
+		defer l.Close()
+		ctx := context.Background()
+		sent := time.Now()
+		if err := b.Write(ctx, []byte("pong")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond) // the reader is busy
+		m, at, err := l.ReadStamped(ctx)
+		if err != nil || string(m) != "pong" {
+			t.Fatalf("%q %v", m, err)
+		}
+		if d := at.Sub(sent); d != 30*time.Millisecond {
+			t.Fatalf("stamped %v after sending, want the 30 ms latency", d)
+		}
+	})
 }

@@ -141,7 +141,9 @@ var background = color.RGBA{24, 26, 30, 255}
 func (g *Game) Draw(screen *ebiten.Image) {
 	screen.Fill(background)
 	list := g.view.Build()
+	start := time.Now()
 	g.drawList(screen, list)
+	g.view.Submitted(time.Since(start))
 	if g.opt.Panel {
 		g.drawPanel(screen)
 	}

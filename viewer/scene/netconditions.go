@@ -28,4 +28,5 @@ func (nc *netConditions) report(st *Status) {
 	st.NetLatencyMS = float32(nc.c.Latency.Seconds() * 1000)
 	st.NetJitterMS = float32(nc.c.Jitter.Seconds() * 1000)
 	st.NetBandwidth = nc.c.Bandwidth
+	st.NetLossPct = float32(nc.c.Loss * 100)
 }

@@ -62,6 +62,7 @@ type network struct {
 	powers  []sim.PowerResult
 	changes []replica.RegionChange
 	st      Status
+	sim     time.Duration // the client's prediction in the last Update (the page's frame split)
 }
 
 var _ Source = (*network)(nil)
@@ -93,7 +94,7 @@ func newNetwork(opt NetworkOptions) *network {
 // Update connects or reconnects as needed, advances the client's prediction and
 // samples the graphs.
 func (n *network) Update(now time.Duration) error {
-	n.now = now
+	n.now, n.sim = now, 0
 	if n.conn.poll(now, n.net.c) {
 		n.graphs.connected(now)
 	}
@@ -104,9 +105,11 @@ func (n *network) Update(now time.Duration) error {
 		return nil
 	}
 	c := n.conn.c
+	start := time.Now()
 	if err := c.Update(); err != nil {
 		n.conn.lastErr = err.Error()
 	}
+	n.sim = time.Since(start)
 	cnow := c.Now()
 	c.With(func(r *replica.Replica) {
 		n.drawing.setWorld(r.World())
@@ -156,6 +159,8 @@ func (n *network) Update(now time.Duration) error {
 	n.graphs.traffic(now, c)
 	return nil
 }
+
+func (n *network) simTime() time.Duration { return n.sim }
 
 // shown returns the entities on screen: the replayed frame's or the live ones.
 func (n *network) shown() []replica.View {

@@ -90,6 +90,9 @@ func TestNetworkSource(t *testing.T) {
 	if n.Graphs()[1].Len() == 0 {
 		t.Error("no RTT samples")
 	}
+	if n.simTime() <= 0 {
+		t.Error("the frame split has no prediction time")
+	}
 	// A deity's server-side debug draw shows with the sweeps; server errors reach the log.
 	count := func(ov Overlay) int {
 		var r debugdrawtest.Recorder
@@ -130,8 +133,12 @@ func TestNetworkSource(t *testing.T) {
 	}
 
 	// Latency makes the authoritative state lag: the source keeps working.
-	if err := n.SetNet(netsim.Conditions{Latency: 60 * time.Millisecond}); err != nil {
+	if err := n.SetNet(netsim.Conditions{Latency: 60 * time.Millisecond, Loss: 0.02}); err != nil {
 		t.Fatal(err)
+	}
+	n.Update(time.Since(start))
+	if s := n.Status(); s.NetLatencyMS != 60 || s.NetLossPct != 2 {
+		t.Errorf("status shows latency %v ms, loss %v %%; want 60 and 2", s.NetLatencyMS, s.NetLossPct)
 	}
 	if err := n.SetNet(netsim.Conditions{Latency: -1}); err == nil {
 		t.Error("negative latency accepted")

@@ -74,6 +74,7 @@ type Status struct {
 	NetLatencyMS float32 `json:"netLatency"`
 	NetJitterMS  float32 `json:"netJitter"`
 	NetBandwidth int     `json:"netBandwidth"` // bytes per second (0: unlimited)
+	NetLossPct   float32 `json:"netLoss"`      // percentage of TCP segments lost (netsim.Conditions.Loss)
 }
 
 // CommandKind says what a Command asks.

@@ -52,7 +52,8 @@ type Snapshot struct {
 	Camera    [3]float32 `json:"camera"` // centre x, y and zoom (pixels per metre)
 	Triangles int        `json:"triangles"`
 	Ticks     uint64     `json:"ticks"`  // frames drawn
-	Graphs    []string   `json:"graphs"` // the graphs drawn (with the graphs overlay), top to bottom
+	Graphs    []string   `json:"graphs"` // the graphs drawn (with the graphs overlay), top to bottom, then the page's frame split beside them
+	Page      PageCosts  `json:"page"`   // the viewer's own frame split (the last frame)
 }
 
 // View is a Source seen through a camera with overlays, a selection and graphs. Its
@@ -80,13 +81,14 @@ type View struct {
 	dragging     bool
 	lastX, lastY float32
 	graphText    map[*Series]graphText
+	page         pageCosts
 
 	list draw.List
 }
 
 // NewView returns a view of src with the default overlays, following the avatar.
 func NewView(src Source) *View {
-	return &View{src: src, ov: defaultOverlays, follow: true, frameMS: newSeries("frame", "ms", graphFrames)}
+	return &View{src: src, ov: defaultOverlays, follow: true, frameMS: newSeries("frame", "ms", graphFrames), page: newPageCosts()}
 }
 
 // Source returns the view's source.
@@ -253,7 +255,9 @@ func (v *View) Tick(now time.Duration, in Input, w, h int) error {
 		v.src.Do(c) // errors go to the source's log
 	}
 	v.pending = v.pending[:0]
+	start := time.Now()
 	err := v.src.Update(now)
+	v.page.tick(v.src, time.Since(start))
 	st := v.src.Status()
 	v.tickTimeline(st)
 	if st.RegionID != v.region && !v.follow {
@@ -277,7 +281,7 @@ func (v *View) Tick(now time.Duration, in Input, w, h int) error {
 	v.snap = Snapshot{
 		Status: st, FPS: in.FPS, Overlays: v.overlayNames(), Selected: v.selected, Follow: v.follow,
 		Camera: [3]float32{v.cam.Center[0], v.cam.Center[1], v.cam.Zoom}, Triangles: v.snap.Triangles,
-		Ticks: v.snap.Ticks, Graphs: v.graphNames(),
+		Ticks: v.snap.Ticks, Graphs: v.graphNames(), Page: v.page.last,
 	}
 	if err != nil {
 		v.snap.Error = err.Error()
@@ -292,6 +296,7 @@ func (v *View) graphNames() []string {
 		for _, s := range append(v.src.Graphs(), v.frameMS) {
 			v.graphs = append([]string{s.Name}, v.graphs...)
 		}
+		v.graphs = append(v.graphs, pageGraphName)
 	}
 	return v.graphs
 }
@@ -386,6 +391,7 @@ const (
 func (v *View) Build() *draw.List {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	start := time.Now()
 	v.list.Reset(v.cam)
 	v.src.Draw(&v.list, v.ov, v.selected)
 	v.drawContact()
@@ -395,10 +401,20 @@ func (v *View) Build() *draw.List {
 			y -= graphH + graphGap
 			v.drawGraph(s, 12, y)
 		}
+		v.drawPageCosts(12+graphW+graphGap, v.cam.H-graphGap-graphH-graphGap)
 	}
 	v.snap.Triangles = v.list.Triangles()
 	v.snap.Ticks++
+	v.page.build = time.Since(start)
 	return &v.list
+}
+
+// Submitted records how long the platform took to hand the last Build's list to the
+// renderer, for the page's frame split.
+func (v *View) Submitted(d time.Duration) {
+	v.mu.Lock()
+	v.page.sub = d
+	v.mu.Unlock()
 }
 
 var (
@@ -410,18 +426,32 @@ var (
 func (v *View) drawGraph(s *Series, x, y float32) {
 	v.list.ScreenRect(x, y, graphW, graphH, colorGraphBG)
 	top := max(s.Max(), 1e-3)
-	n := s.Len()
+	v.drawLine(s, x, y, top, colorGraphLine)
+	v.graphLabel(s, top, x, y)
+}
+
+// drawLine draws series s in the graph at screen (x, y) whose top is worth top. A
+// graph has fewer pixel columns (graphW) than samples (graphFrames): each column
+// draws the largest of its samples, so that a spike stays visible and the list holds
+// a segment per column rather than per sample (the graphs were a third of the page's
+// draw-list build).
+func (v *View) drawLine(s *Series, x, y, top float32, c debugdraw.Color) {
+	n, first := s.Len(), s.Cap()-s.Len()
 	dx := float32(graphW) / float32(max(s.Cap()-1, 1))
 	var px, py float32
-	for i := range n {
-		qx := x + float32(s.Cap()-n+i)*dx
-		qy := y + graphH - graphH*s.At(i)/top
-		if i > 0 {
-			v.list.ScreenSegment(px, py, qx, qy, 1, colorGraphLine)
+	for i := 0; i < n; {
+		col := int(float32(first+i) * dx)
+		peak := s.At(i)
+		j := i + 1
+		for ; j < n && int(float32(first+j)*dx) == col; j++ {
+			peak = max(peak, s.At(j))
 		}
-		px, py = qx, qy
+		qx, qy := x+float32(col), y+graphH-graphH*peak/top
+		if i > 0 {
+			v.list.ScreenSegment(px, py, qx, qy, 1, c)
+		}
+		px, py, i = qx, qy, j
 	}
-	v.graphLabel(s, top, x, y)
 }
 
 func (v *View) graphLabel(s *Series, top, x, y float32) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/viewer/draw"
 )
 
 const tick = time.Second / 60
@@ -184,5 +185,64 @@ func TestViewCoalescesSeeks(t *testing.T) {
 	}
 	if st := v.Snapshot(); st.Frame != 4 || !st.Paused {
 		t.Errorf("after the seeks: frame %d, paused %v", st.Frame, st.Paused)
+	}
+}
+
+// The page's frame split: the sandbox's update is all simulation, Build is timed, and
+// the platform's submit time shows at the next frame; the graph is listed.
+func TestViewPageCosts(t *testing.T) {
+	v, _ := newView(t)
+	var now time.Duration
+	ticks(v, &now, 10, Input{}) // frames due: the game steps (with newView's, 11 ticks)
+	v.Submitted(3 * time.Millisecond)
+	ticks(v, &now, 1, Input{})
+	p := v.Snapshot().Page
+	if p.SimMS <= 0 || p.ReplicaMS != 0 || p.BuildMS <= 0 || p.SubmitMS != 3 {
+		t.Errorf("frame split %+v: want simulation and build time, no replica, the 3 ms submit", p)
+	}
+	if g := v.Snapshot().Graphs; len(g) == 0 || g[len(g)-1] != pageGraphName {
+		t.Errorf("graphs %v: the frame split is not listed", g)
+	}
+	for _, s := range v.page.series {
+		if s.Len() != 12 {
+			t.Errorf("series %s has %d samples after 12 ticks", s.Name, s.Len())
+		}
+	}
+}
+
+// A graph draws a segment per pixel column, not per sample, and keeps a one-sample
+// spike: the column's largest sample.
+func TestGraphLinePerColumnKeepsPeaks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		samples int
+	}{{"full", graphFrames}, {"half", graphFrames / 2}, {"few", 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSeries("test", "ms", graphFrames)
+			for i := range tc.samples {
+				v := float32(1)
+				if i == tc.samples/2 {
+					v = 10 // the spike
+				}
+				s.Add(v)
+			}
+			var v View
+			v.list.Reset(draw.NewCamera(800, 600, mgl32.Vec2{}, mgl32.Vec2{10, 10}))
+			const x, y = 12, 100
+			v.drawLine(s, x, y, s.Max(), colorGraphLine)
+			if n := v.list.Triangles(); n > 2*graphW || n == 0 {
+				t.Errorf("%d triangles for %d samples: want at most two per column (%d columns)", n, tc.samples, graphW)
+			}
+			top := float32(y + graphH)
+			for _, b := range v.list.Batches() {
+				for _, p := range b.Vertices {
+					top = min(top, p.DstY)
+				}
+			}
+			if top > y+1 {
+				t.Errorf("the line reaches y %v: the spike (top of the graph, y %v) is lost", top, float32(y))
+			}
+		})
 	}
 }

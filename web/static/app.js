@@ -58,6 +58,22 @@
     go.run(instance).then(() => showError("the viewer exited"));
   }
 
+  // The network sliders, each with the window.twinframe field of the condition in force
+  // (however it was set: a slider or setNetwork) and how it shows.
+  const netSliders = {
+    "n-latency": { key: "netLatency", slider: (v) => v, text: (v) => `${Math.round(v)} ms` },
+    "n-jitter": { key: "netJitter", slider: (v) => v, text: (v) => `${Math.round(v)} ms` },
+    "n-bandwidth": { key: "netBandwidth", slider: (v) => v / 1024, text: (v) => v ? `${(v / 1024).toFixed(1)} kB/s` : "∞" },
+    "n-loss": { key: "netLoss", slider: (v) => v, text: (v) => `${+v.toFixed(2)} %` },
+  };
+  function showNet(tf) {
+    for (const [id, s] of Object.entries(netSliders)) {
+      const input = $(id), v = tf[s.key] || 0;
+      if (document.activeElement !== input) input.value = s.slider(v);
+      input.parentElement.querySelector("output").textContent = s.text(v);
+    }
+  }
+
   // Panel.
   let built = false;
   function buildOverlays(tf) {
@@ -80,13 +96,12 @@
     $("scrub").addEventListener("input", () => tf.seek(+$("scrub").value));
     $("b-resume").onclick = () => tf.resume();
     $("b-follow").onclick = () => tf.follow(!tf.following);
-    for (const id of ["n-latency", "n-jitter", "n-bandwidth"]) {
+    for (const id of Object.keys(netSliders)) {
       const input = $(id);
       input.disabled = tf.mode !== "network";
       input.addEventListener("input", () => {
-        const out = input.parentElement.querySelector("output");
-        out.textContent = id === "n-bandwidth" ? (input.value == 0 ? "∞" : input.value + " kB/s") : input.value + " ms";
-        const r = tf.setNetwork({ latency: +$("n-latency").value, jitter: +$("n-jitter").value, bandwidth: +$("n-bandwidth").value * 1024 });
+        const r = tf.setNetwork({ latency: +$("n-latency").value, jitter: +$("n-jitter").value,
+          bandwidth: +$("n-bandwidth").value * 1024, loss: +$("n-loss").value });
         $("n-hint").textContent = r || "";
       });
     }
@@ -111,6 +126,7 @@
     $("s-fps").textContent = tf.fps.toFixed(0);
     $("s-loop").textContent = tf.mode === "network" && tf.serverTimedFrames > 0 ?
       `${tf.serverFrameMs.toFixed(2)} ms, late ${tf.serverLateMs.toFixed(2)} ms, ${tf.serverDropped} dropped` : "–";
+    showNet(tf);
     const scrub = $("scrub");
     scrub.min = tf.recordedFrom || 0;
     scrub.max = tf.recorded;

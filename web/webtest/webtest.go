@@ -199,7 +199,10 @@ func (b *Tab) Screenshot(t *testing.T, name string) image.Image {
 func WaitTravel(t *testing.T, b *Tab, from, to string, id int) {
 	t.Helper()
 	avatarID := Eval[float64](t, b, "twinframe.avatarId")
-	if got := Eval[string](t, b, "twinframe.region"); got != from {
+	// A travel that acts at once (a deity's teleport) may show before this reads the
+	// region on a page ticking slowly: the event log's line below still names where it
+	// started, and regionChanges says it was the first.
+	if got := Eval[string](t, b, "twinframe.region"); got != from && got != to {
 		t.Fatalf("twinframe.region = %q before travel, want %q", got, from)
 	}
 	b.Poll(t, "region "+to, fmt.Sprintf("twinframe.region === %q && twinframe.regionId === %d && twinframe.regionChanges === 1", to, id), 90*time.Second)
