@@ -32,7 +32,7 @@ func (s *Server) packAvatar(c *session) (store.Save, bool) {
 		s.log.Error("pack avatar", "name", c.name, "err", err)
 		return store.Save{}, false
 	}
-	return store.Save{PlayerID: c.playerID, Avatar: a.Bytes(), Frame: s.frameNumber()}, true
+	return store.Save{PlayerID: c.playerID, Avatar: a.Bytes(), Frame: c.reg.game.Frame()}, true
 }
 
 // unpackAvatar reads a saved avatar (a sim.Entity Database archive).

@@ -258,7 +258,7 @@ func (s *Server) handoff(c *session, to, marker int32) error {
 	s.metrics.handoffs.WithLabelValues("ok").Inc()
 	s.metrics.handoffSeconds.Observe((s.cfg.Clock.Now() - t0).Seconds())
 	s.log.Info("travel", "name", c.name, "avatar", id, "from", from.name, "to", target.name, "marker", marker,
-		"frame", s.frameNumber())
+		"frame", target.game.Frame())
 	return nil
 }
 
@@ -291,7 +291,7 @@ func (s *Server) putBack(c *session, r *region, b []byte) error {
 // regionChange is the message that puts a client in r: the tables it builds the
 // region from, and the frame.
 func (s *Server) regionChange(r *region) *pb.NetMessageRegionChange {
-	return &pb.NetMessageRegionChange{RegionId: r.id, Tables: s.tables, TablesHash: s.hash, ServerFrame: s.frameNumber()}
+	return &pb.NetMessageRegionChange{RegionId: r.id, Tables: s.tables, TablesHash: s.hash, ServerFrame: r.game.Frame()}
 }
 
 // teleport is the deity's DEBUG_OP_TELEPORT: the named player's avatar goes to

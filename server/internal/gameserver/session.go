@@ -557,7 +557,7 @@ func (s *Server) drain(c *session) {
 			c.fail(pb.ErrorCode_ERROR_CODE_FLOOD, "too many pending inputs")
 			return
 		}
-		if err := c.view.Queue(in, s.frameNumber()+1, s.cfg.MaxInputLead); err != nil {
+		if err := c.view.Queue(in, c.reg.game.Frame()+1, s.cfg.MaxInputLead); err != nil {
 			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, err.Error()) // InSequence said yes
 			return
 		}
@@ -570,7 +570,7 @@ func (s *Server) request(c *session, m proto.Message) bool {
 	switch m := m.(type) {
 	case *pb.NetMessagePing:
 		c.replies = append(c.replies, &pb.NetMessagePong{ClientTimeMicros: m.GetClientTimeMicros(),
-			ClientFrame: m.GetClientFrame(), ServerFrame: s.frameNumber()})
+			ClientFrame: m.GetClientFrame(), ServerFrame: c.reg.game.Frame()})
 	case *pb.NetMessageXDumpRequest:
 		s.xdumpRequest(c, m)
 	case *pb.NetMessageDebugCommand:
