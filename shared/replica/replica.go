@@ -385,7 +385,9 @@ func (r *Replica) rebaseFor(now time.Duration, msgs []proto.Message) {
 		if !ok || rc.GetRegionId() == r.region {
 			continue
 		}
-		if f := rc.GetServerFrame(); f > 0 && math.Abs(float64(f)-r.clock.ServerFrame(now)) > rebaseFrames {
+		// A count behind the frames seen (even by one) would make the region's
+		// packets stale.
+		if f := rc.GetServerFrame(); f > 0 && (f <= r.frame || math.Abs(float64(f)-r.clock.ServerFrame(now)) > rebaseFrames) {
 			r.frame = f - 1
 			r.clock.Rebase(now, f)
 		}

@@ -195,6 +195,7 @@ func TestTravelToAnotherFrameCount(t *testing.T) {
 		{"ahead", map[int32]int{1: 5000}, 0},
 		{"ahead-latency", map[int32]int{1: 5000}, 6},
 		{"behind", map[int32]int{0: 5000}, 6},
+		{"just-behind", map[int32]int{0: 2}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
