@@ -68,7 +68,7 @@ type clusterNet struct {
 	subs []*nats.Subscription
 
 	mu      sync.Mutex
-	doors   map[uint64]*session   // websocket sessions of this front door, by id
+	doors   map[uint64]*session    // websocket sessions of this front door, by id
 	remotes map[remoteKey]*session // sessions run here for another front door
 }
 
