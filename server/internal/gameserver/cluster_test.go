@@ -16,6 +16,7 @@ import (
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/world"
 )
 
 // TestMain removes the nats-server binary built for the cluster tests and stops
@@ -42,6 +43,11 @@ type testCluster struct {
 // startCluster starts the nodes named in layout (region → node: each node
 // claims its regions first), on one NATS server and one PostgreSQL database.
 func startCluster(t *testing.T, layout map[string]string, names ...string) *testCluster {
+	return startClusterWith(t, layout, nil, names...)
+}
+
+// startClusterWith is startCluster with each node's cluster settings adjusted by mod.
+func startClusterWith(t *testing.T, layout map[string]string, mod func(*ClusterConfig), names ...string) *testCluster {
 	t.Helper()
 	tc := &testCluster{nats: natstest.Start(t), nodes: map[string]*testServer{}}
 	st, err := store.OpenPostgres(context.Background(), pgtest.DB(t))
@@ -55,6 +61,9 @@ func startCluster(t *testing.T, layout map[string]string, names ...string) *test
 			c.Store = st
 			c.OpenLogin = true
 			c.Cluster = &ClusterConfig{URL: tc.nats.URL(), Node: n, Lease: time.Second, Preferred: layout}
+			if mod != nil {
+				mod(c.Cluster)
+			}
 		})
 	}
 	// Every region runs where the layout says before the test starts.
@@ -120,19 +129,8 @@ func TestClusterTravel(t *testing.T) {
 	if err := c.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	sa, region, id := sessionOf(t, a, "ana")
-	if sa == nil || region != "downtown" {
-		t.Fatalf("ana runs on a in %q; want downtown", region)
-	}
-	a.inLoop(t, func() { must(t, a.hub().Teleport(id, gate.Pos.Sub(mgl32.Vec2{0, gate.Radius + 4}))) })
-	if err := c.MoveTo(gate.Pos); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the client is not in the wilds", 30*time.Second, func() bool {
-		_ = c.Update()
-		_, name := c.Region()
-		return name == "wilds" && c.Ready()
-	})
+	id := walkIntoWilds(t, a, c, "ana", gate)
+	var region string
 	sb, region, idb := sessionOf(t, b, "ana")
 	if sb == nil || region != "wilds" || idb != id {
 		t.Fatalf("on b: ana in %q as %d; want wilds as %d", region, idb, id)
@@ -206,4 +204,134 @@ func mustMarker(t *testing.T, g *sim.Game, marker int32) mgl32.Vec2 {
 		t.Fatalf("no marker %d", marker)
 	}
 	return p
+}
+
+// walkIntoWilds walks name's avatar, logged in at door a in downtown, through the
+// park gate until its client c is in the wilds and ready; it returns the avatar.
+func walkIntoWilds(t *testing.T, a *testServer, c *tfclient.Client, name string, gate world.Transition) sim.EntityID {
+	t.Helper()
+	sa, region, id := sessionOf(t, a, name)
+	if sa == nil || region != "downtown" {
+		t.Fatalf("%s runs on a in %q; want downtown", name, region)
+	}
+	a.inLoop(t, func() { must(t, a.hub().Teleport(id, gate.Pos.Sub(mgl32.Vec2{0, gate.Radius + 4}))) })
+	if err := c.MoveTo(gate.Pos); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the client is not in the wilds", 30*time.Second, func() bool {
+		_ = c.Update()
+		_, name := c.Region()
+		return name == "wilds" && c.Ready()
+	})
+	return id
+}
+
+// TestClusterTakeover: node b, which runs the wilds with a player in it, is cut
+// off from NATS. Its lease runs out, node a takes the wilds over and restores
+// them from b's last region save (their frame goes on from it, with no copy of
+// the player in them), a's front door ends the client's session, and the player
+// logs in again at a and continues in the wilds, run by a, once.
+func TestClusterTakeover(t *testing.T) {
+	layout := map[string]string{"downtown": "a", "wilds": "b", "vault": "b"}
+	tc := startClusterWith(t, layout, func(c *ClusterConfig) { c.RegionSaveEvery = 200 * time.Millisecond }, "a", "b")
+	a, b := tc.nodes["a"], tc.nodes["b"]
+	gate := transitionNamed(t, a.world, "park-gate")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	c, err := tfclient.Dial(ctx, a.url, &tfclient.Options{Name: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	walkIntoWilds(t, a, c, "ana", gate)
+	sb, _, _ := sessionOf(t, b, "ana")
+	if sb == nil {
+		t.Fatal("ana does not run on b")
+	}
+	owner := ownerOf(sb.playerID)
+	// A save of the wilds holding the player, by b.
+	var saved store.RegionSave
+	waitFor(t, "b saved no wilds with the player in them", 20*time.Second, func() bool {
+		sv, err := tc.store.Region(ctx, "wilds")
+		if err != nil {
+			return false
+		}
+		g, err := sim.Restore(a.world, sv.State, &sim.Options{Region: b.regionByName("wilds").id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range g.Entities() {
+			if e.Owner() == owner {
+				saved = sv
+				return true
+			}
+		}
+		return false
+	})
+
+	// b saves no more, as if it crashed now: its last save holds the player.
+	b.inLoop(t, func() { b.cl.cfg.RegionSaveEvery = time.Hour })
+	if sv, err := tc.store.Region(ctx, "wilds"); err != nil || sv.Fence < saved.Fence || sv.Frame < saved.Frame {
+		t.Fatalf("wilds save %+v %v", sv, err)
+	} else {
+		saved = sv
+	}
+	b.cl.nc.Close() // cut off: no heartbeat, no renewal, no messages
+
+	waitFor(t, "a did not take the wilds over", 30*time.Second, func() bool { return tc.runs(t, a, "wilds") })
+	var frame uint64
+	var copies int
+	a.inLoop(t, func() {
+		g := a.regionByName("wilds").game
+		frame = g.Frame()
+		for _, e := range g.Entities() {
+			if e.Owner() == owner {
+				copies++
+			}
+		}
+	})
+	if frame < saved.Frame {
+		t.Errorf("the wilds restored on a at frame %d, before b's save at %d", frame, saved.Frame)
+	}
+	if copies != 0 {
+		t.Errorf("the restored wilds hold %d entities of the player before it logs in again", copies)
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("a's front door did not end the session of a player whose node is gone")
+	}
+
+	c2, err := tfclient.Dial(ctx, a.url, &tfclient.Options{Name: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if err := c2.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, name := c2.Region(); name != "wilds" {
+		t.Fatalf("logged in again: in %q, want the wilds", name)
+	}
+	sa, region, _ := sessionOf(t, a, "ana")
+	if sa == nil || region != "wilds" {
+		t.Fatalf("on a: ana in %q, want the wilds", region)
+	}
+	copies = 0
+	a.inLoop(t, func() {
+		for _, e := range a.regionByName("wilds").game.Entities() {
+			if e.Owner() == owner {
+				copies++
+			}
+		}
+	})
+	if copies != 1 {
+		t.Errorf("the player has %d entities in the wilds, want 1", copies)
+	}
+	if o, _, err := a.cl.node.PlayerOwner(ctx, playerKey(sa.playerID)); err != nil || o != "a" {
+		t.Errorf("the player's record: %q %v, want a", o, err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -27,6 +28,9 @@ type ClusterConfig struct {
 	// (2 s); past it the source takes the player back if the ownership record
 	// still says so.
 	HandoffTimeout time.Duration
+	// RegionSaveEvery: each region this node runs is saved to the store this often
+	// (10 s), bounding what a crash of the node loses of it (regionsave.go).
+	RegionSaveEvery time.Duration
 }
 
 // The data plane's subjects: a node's inbox of client packets and its two
@@ -67,6 +71,9 @@ type clusterNet struct {
 	nc   *nats.Conn
 	subs []*nats.Subscription
 
+	stop    chan struct{} // closed by leaveCluster: the watch ends
+	watched chan struct{} // closed when it has
+
 	mu      sync.Mutex
 	doors   map[uint64]*session    // websocket sessions of this front door, by id
 	remotes map[remoteKey]*session // sessions run here for another front door
@@ -84,6 +91,7 @@ func playerKey(id int64) string { return "p" + strconv.FormatInt(id, 10) }
 // (regions gained and lost) go to the loop.
 func (s *Server) joinCluster(cfg ClusterConfig) error {
 	setDefault(&cfg.HandoffTimeout, 2*time.Second)
+	setDefault(&cfg.RegionSaveEvery, 10*time.Second)
 	names := make([]string, len(s.regions))
 	for i, r := range s.regions {
 		names[i] = r.name
@@ -95,7 +103,8 @@ func (s *Server) joinCluster(cfg ClusterConfig) error {
 	if err != nil {
 		return err
 	}
-	cn := &clusterNet{cfg: cfg, node: node, nc: node.Conn(), doors: map[uint64]*session{}, remotes: map[remoteKey]*session{}}
+	cn := &clusterNet{cfg: cfg, node: node, nc: node.Conn(), doors: map[uint64]*session{}, remotes: map[remoteKey]*session{},
+		stop: make(chan struct{}), watched: make(chan struct{})}
 	s.cl = cn
 	for subj, h := range map[string]nats.MsgHandler{
 		inSubject(cfg.Node):      s.onInbound,
@@ -110,7 +119,56 @@ func (s *Server) joinCluster(cfg ClusterConfig) error {
 		}
 		cn.subs = append(cn.subs, sub)
 	}
+	go s.watchNodes()
 	return nil
+}
+
+// watchNodes ends, every lease period, the sessions whose other end is on a node
+// that is no longer a member: a front door's clients whose player ran there (they
+// log in again, on the node that takes its regions over), and the players run
+// here for a front door that is gone (saved and released like any logout).
+func (s *Server) watchNodes() {
+	defer close(s.cl.watched)
+	period := s.cl.cfg.Lease
+	if period <= 0 {
+		period = cluster.DefaultLease
+	}
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.cl.stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), period)
+		members, err := s.cl.node.Members(ctx)
+		cancel()
+		if err != nil {
+			continue // NATS unreachable: nothing is known to be gone
+		}
+		gone := func(node string) bool { return node != "" && node != s.nodeName() && !slices.Contains(members, node) }
+		s.cl.mu.Lock()
+		var ended []*session
+		for _, c := range s.cl.doors {
+			if node, _ := c.routeOf(); gone(node) {
+				ended = append(ended, c)
+			}
+		}
+		for k, c := range s.cl.remotes {
+			if gone(k.door) {
+				ended = append(ended, c)
+			}
+		}
+		s.cl.mu.Unlock()
+		for _, c := range ended {
+			node, _ := c.routeOf()
+			if c.door != "" {
+				node = c.door
+			}
+			c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "node "+node+" is gone; log in again")
+		}
+	}
 }
 
 // leaveCluster gives up the regions and the subscriptions.
@@ -118,6 +176,8 @@ func (s *Server) leaveCluster() {
 	if s.cl == nil {
 		return
 	}
+	close(s.cl.stop)
+	<-s.cl.watched
 	for _, sub := range s.cl.subs {
 		_ = sub.Unsubscribe()
 	}
@@ -162,9 +222,7 @@ func (s *Server) regionEvent(e cluster.Event) {
 	switch e.Kind {
 	case cluster.Gained:
 		if !r.live {
-			r.live = true
-			s.setLive()
-			s.log.Info("region gained", "region", r.name, "node", s.nodeName(), "frame", r.game.Frame())
+			go s.gainRegion(e)
 		}
 	case cluster.Lost:
 		if !r.live {
@@ -670,7 +728,7 @@ func (s *Server) handedOff(c *session, to *region, node string, newRev uint64, e
 		}
 	}
 	s.metrics.handoffs.WithLabelValues("ok").Inc()
-	s.metrics.handoffSeconds.Observe((s.cfg.Clock.Now() - tr.t0).Seconds())
+	s.metrics.clusterHandoffSeconds.Observe((s.cfg.Clock.Now() - tr.t0).Seconds())
 	s.log.Info("travel", "name", c.name, "from", tr.from.name, "to", to.name, "node", node)
 	c.mu.Lock()
 	c.moved, c.playerRev = true, 0

@@ -178,8 +178,9 @@ type Server struct {
 	metrics *metrics
 	saver   *saver
 	// autosave is loop-owned (persist.go).
-	autosave autosave
-	acct     *accounts
+	autosave    autosave
+	regionSaves regionSaver
+	acct        *accounts
 
 	world  *world.World // the game's world (must not change while the game uses it)
 	tables []*pb.NetStructConfigFile
@@ -334,6 +335,7 @@ func (s *Server) Run(ctx context.Context) error {
 		for _, c := range ended {
 			s.releasePlayer(c)
 		}
+		s.saveRegions()
 		s.leaveCluster()
 	}
 	waited := make(chan struct{})
@@ -441,6 +443,7 @@ func (s *Server) frame(loopFrame uint64) error {
 	}
 	now := s.cfg.Clock.Now()
 	s.autosaveStep(now - s.lastSave)
+	s.regionSaveStep(now - s.lastSave)
 	s.lastSave = now
 	return nil
 }
