@@ -60,7 +60,9 @@ func startClusterWith(t *testing.T, layout map[string]string, mod func(*ClusterC
 		tc.nodes[n] = startServer(t, "", func(c *Config) {
 			c.Store = st
 			c.OpenLogin = true
-			c.Cluster = &ClusterConfig{URL: tc.nats.URL(), Node: n, Lease: time.Second, Preferred: layout}
+			// The default lease: a shorter one loses leases on a loaded machine
+			// (renewals time out at a quarter lease), which is not what these test.
+			c.Cluster = &ClusterConfig{URL: tc.nats.URL(), Node: n, Preferred: layout}
 			if mod != nil {
 				mod(c.Cluster)
 			}
@@ -233,7 +235,7 @@ func walkIntoWilds(t *testing.T, a *testServer, c *tfclient.Client, name string,
 // logs in again at a and continues in the wilds, run by a, once.
 func TestClusterTakeover(t *testing.T) {
 	layout := map[string]string{"downtown": "a", "wilds": "b", "vault": "b"}
-	tc := startClusterWith(t, layout, func(c *ClusterConfig) { c.RegionSaveEvery = 200 * time.Millisecond }, "a", "b")
+	tc := startClusterWith(t, layout, func(c *ClusterConfig) { c.RegionSaveEvery = 200 * time.Millisecond; c.Lease = 2 * time.Second }, "a", "b")
 	a, b := tc.nodes["a"], tc.nodes["b"]
 	gate := transitionNamed(t, a.world, "park-gate")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -334,4 +336,80 @@ func TestClusterTakeover(t *testing.T) {
 	if o, _, err := a.cl.node.PlayerOwner(ctx, playerKey(sa.playerID)); err != nil || o != "a" {
 		t.Errorf("the player's record: %q %v, want a", o, err)
 	}
+}
+
+// TestClusterHandoffRefused: the node that owns the target region refuses the
+// player (here: it does not step the region it holds). The player's record comes
+// back to the source, its avatar is put back where it left, once, and the client
+// stays, still walking; with the target running again, the next try succeeds.
+func TestClusterHandoffRefused(t *testing.T) {
+	layout := map[string]string{"downtown": "a", "wilds": "b", "vault": "b"}
+	tc := startCluster(t, layout, "a", "b")
+	a, b := tc.nodes["a"], tc.nodes["b"]
+	gate := transitionNamed(t, a.world, "park-gate")
+	setLive := func(live bool) {
+		b.inLoop(t, func() {
+			b.regionByName("wilds").live = live
+			b.setLive()
+		})
+	}
+	setLive(false)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := tfclient.Dial(ctx, a.url, &tfclient.Options{Name: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sa, _, id := sessionOf(t, a, "ana")
+	a.inLoop(t, func() { must(t, a.hub().Teleport(id, gate.Pos.Sub(mgl32.Vec2{0, gate.Radius + 4}))) })
+	if err := c.MoveTo(gate.Pos); err != nil {
+		t.Fatal(err)
+	}
+	refused := func() float64 { return counterValue(t, a.metrics.handoffs.WithLabelValues("refused")) }
+	waitFor(t, "no handoff was refused", 20*time.Second, func() bool { return refused() > 0 })
+	waitFor(t, "the avatar is not back downtown", 10*time.Second, func() bool {
+		x, region, back := sessionOf(t, a, "ana")
+		if x == sa && region == "downtown" {
+			id = back
+			return true
+		}
+		return false
+	})
+	if owner, _, err := a.cl.node.PlayerOwner(ctx, playerKey(sa.playerID)); err != nil || owner != "a" {
+		t.Fatalf("after the refusal the record says %q (%v), want a", owner, err)
+	}
+	if x, _, _ := sessionOf(t, b, "ana"); x != nil {
+		t.Fatal("b runs the player it refused")
+	}
+	var n int
+	a.inLoop(t, func() {
+		for _, e := range a.hub().Entities() {
+			if e.ID() == id {
+				n++
+			}
+		}
+	})
+	if n != 1 {
+		t.Fatalf("the avatar is %d times downtown", n)
+	}
+	if got := refused(); got != 1 {
+		t.Errorf("%v handoffs refused; want 1 (a refused avatar stays until it walks out and in)", got)
+	}
+	setLive(true)
+	// Out of the portal and in again.
+	out := gate.Pos.Sub(mgl32.Vec2{0, gate.Radius + 4})
+	a.inLoop(t, func() { must(t, a.hub().Teleport(id, out)) })
+	a.inLoop(t, func() {}) // a frame later
+	if err := c.MoveTo(gate.Pos); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the client is not in the wilds", 30*time.Second, func() bool {
+		_ = c.Update()
+		_, name := c.Region()
+		return name == "wilds" && c.Ready()
+	})
 }

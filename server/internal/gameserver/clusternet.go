@@ -639,7 +639,16 @@ func (s *Server) sendAway(c *session, to *region, marker int32) error {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		node, newRev, err := s.requestHandoff(ctx, c, to, marker, ack, rev, b)
-		s.toLoop(func() { s.handedOff(c, to, node, newRev, err) })
+		back := false
+		if err != nil {
+			s.log.Warn("handoff refused", "name", c.name, "to", to.name, "node", node, "err", err)
+			var owner string
+			owner, newRev = s.settle(playerKey(c.playerID), rev)
+			if back = owner == s.nodeName(); !back {
+				node = owner // the target took it after all
+			}
+		}
+		s.toLoop(func() { s.handedOff(c, to, node, newRev, back) })
 	}()
 	return nil
 }
@@ -685,47 +694,67 @@ func (s *Server) requestHandoff(ctx context.Context, c *session, to *region, mar
 	return node, newRev, err
 }
 
-// handedOff runs in the loop with the target's answer. Yes: the session ends here
-// without a save (the target saves the player now), and a websocket session of
-// this front door relays to the target. No, or no answer: the avatar comes back
-// here if the ownership record still says this node (a compare-and-set at the
-// revision the handoff started from, so that a target that did take it, late,
-// keeps it); if the record moved, the player is the target's.
-func (s *Server) handedOff(c *session, to *region, node string, newRev uint64, err error) {
+// refusedTravelPause is how long after a refused handoff the avatar, put back in
+// the portal, does not travel: without it, the portal would send it again every
+// frame to a node that refuses it.
+const refusedTravelPause = time.Second
+
+// settle decides who owns a player after a handoff that got no yes: this node, if
+// it takes the record back by a compare-and-set at the revision the handoff started
+// from (so that a target that did take it, late, can no longer); else the node
+// the record names. It retries while NATS cannot say (the player waits in
+// transit rather than risk existing twice), until the server stops.
+func (s *Server) settle(key string, rev uint64) (string, uint64) {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		nrev, err := s.cl.node.MovePlayer(ctx, key, s.nodeName(), rev)
+		if err == nil {
+			cancel()
+			return s.nodeName(), nrev
+		}
+		if errors.Is(err, cluster.ErrConflict) {
+			var owner string
+			if owner, nrev, err = s.cl.node.PlayerOwner(ctx, key); err == nil {
+				cancel()
+				return owner, nrev
+			}
+		}
+		cancel()
+		s.log.Warn("handoff: the player's owner is not known yet; retrying", "player", key, "err", err)
+		select {
+		case <-time.After(wait):
+		case <-s.done:
+			return "", 0
+		}
+	}
+}
+
+// handedOff runs in the loop once a handoff is settled. To the target: the
+// session ends here without a save (the target saves the player now), and a
+// websocket session of this front door relays to the target. Back here: the
+// avatar returns to the region it left.
+func (s *Server) handedOff(c *session, to *region, node string, newRev uint64, back bool) {
 	tr := c.transit
 	if tr == nil {
 		return
 	}
 	c.transit = nil
-	if err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		rev, cerr := s.cl.node.MovePlayer(ctx, playerKey(c.playerID), s.nodeName(), c.rev())
-		if errors.Is(cerr, cluster.ErrConflict) {
-			var owner string
-			owner, rev, cerr = s.cl.node.PlayerOwner(ctx, playerKey(c.playerID))
-			if cerr == nil && owner != s.nodeName() {
-				node, newRev, err = owner, rev, nil // the target took it after all
-			}
-		}
-		cancel()
-		if err != nil {
-			s.metrics.handoffs.WithLabelValues("refused").Inc()
-			s.log.Warn("handoff refused", "name", c.name, "to", to.name, "node", node, "err", err)
-			if cerr != nil {
-				c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "lost in a handoff: "+cerr.Error())
-				return
-			}
-			c.mu.Lock()
-			c.playerRev = rev
-			c.mu.Unlock()
-			c.reg = tr.from
-			if back := s.putBack(c, tr.from, tr.packed); back != nil {
-				c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "lost in a handoff: "+back.Error())
-				return
-			}
-			tr.from.repl.Attach(&c.view)
+	if back {
+		s.metrics.handoffs.WithLabelValues("refused").Inc()
+		c.travelAfter = s.cfg.Clock.Now() + refusedTravelPause
+		c.mu.Lock()
+		c.playerRev = newRev
+		c.mu.Unlock()
+		c.reg = tr.from
+		if err := s.putBack(c, tr.from, tr.packed); err != nil {
+			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "lost in a handoff: "+err.Error())
 			return
 		}
+		tr.from.repl.Attach(&c.view)
+		if !tr.from.live {
+			c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "region "+tr.from.name+" moved to another node; log in again")
+		}
+		return
 	}
 	s.metrics.handoffs.WithLabelValues("ok").Inc()
 	s.metrics.clusterHandoffSeconds.Observe((s.cfg.Clock.Now() - tr.t0).Seconds())

@@ -204,6 +204,9 @@ func (s *Server) travel() {
 			if c == nil {
 				continue // not a logged-in player's avatar
 			}
+			if s.cfg.Clock.Now() < c.travelAfter {
+				continue // just refused: it must walk out and in again
+			}
 			if err := s.handoff(c, d.Region, d.Marker); err != nil {
 				s.metrics.handoffs.WithLabelValues("refused").Inc()
 				s.log.Warn("travel refused", "name", c.name, "from", r.name, "transition", d.Transition, "err", err)

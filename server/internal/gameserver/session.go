@@ -65,6 +65,9 @@ type session struct {
 	// Loop-owned.
 	joined  bool
 	transit *transit // the avatar is on its way to another node
+	// A refused handoff puts the avatar back inside the portal it entered: it
+	// travels again only once it walks out and in after this loop time.
+	travelAfter time.Duration
 	reg     *region  // where the avatar is
 	avatar  sim.EntityID
 	view    replication.View // inputs and what the client holds
