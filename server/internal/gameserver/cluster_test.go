@@ -397,7 +397,7 @@ func TestClusterHandoffRefused(t *testing.T) {
 		t.Fatalf("the avatar is %d times downtown", n)
 	}
 	if got := refused(); got != 1 {
-		t.Errorf("%v handoffs refused; want 1 (a refused avatar stays until it walks out and in)", got)
+		t.Errorf("%v handoffs refused; want 1 (an avatar put back in the portal stays until it walks out and in)", got)
 	}
 	setLive(true)
 	// Out of the portal and in again.

@@ -694,11 +694,6 @@ func (s *Server) requestHandoff(ctx context.Context, c *session, to *region, mar
 	return node, newRev, err
 }
 
-// refusedTravelPause is how long after a refused handoff the avatar, put back in
-// the portal, does not travel: without it, the portal would send it again every
-// frame to a node that refuses it.
-const refusedTravelPause = time.Second
-
 // settle decides who owns a player after a handoff that got no yes: this node, if
 // it takes the record back by a compare-and-set at the revision the handoff started
 // from (so that a target that did take it, late, can no longer); else the node
@@ -741,7 +736,7 @@ func (s *Server) handedOff(c *session, to *region, node string, newRev uint64, b
 	c.transit = nil
 	if back {
 		s.metrics.handoffs.WithLabelValues("refused").Inc()
-		c.travelAfter = s.cfg.Clock.Now() + refusedTravelPause
+		c.backFrame = tr.from.game.Frame()
 		c.mu.Lock()
 		c.playerRev = newRev
 		c.mu.Unlock()

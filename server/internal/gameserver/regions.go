@@ -204,8 +204,8 @@ func (s *Server) travel() {
 			if c == nil {
 				continue // not a logged-in player's avatar
 			}
-			if s.cfg.Clock.Now() < c.travelAfter {
-				continue // just refused: it must walk out and in again
+			if c.backFrame != 0 && r.game.Frame() == c.backFrame+1 {
+				continue // put back in the portal by a refused handoff
 			}
 			if err := s.handoff(c, d.Region, d.Marker); err != nil {
 				s.metrics.handoffs.WithLabelValues("refused").Inc()

@@ -65,9 +65,10 @@ type session struct {
 	// Loop-owned.
 	joined  bool
 	transit *transit // the avatar is on its way to another node
-	// A refused handoff puts the avatar back inside the portal it entered: it
-	// travels again only once it walks out and in after this loop time.
-	travelAfter time.Duration
+	// A refused handoff puts the avatar back inside the portal it entered, which
+	// the next step sees as an entry: that one departure (the step after this
+	// frame of its region) is not travel. Walking out and in again is.
+	backFrame uint64
 	reg     *region  // where the avatar is
 	avatar  sim.EntityID
 	view    replication.View // inputs and what the client holds
