@@ -19,6 +19,7 @@ import (
 
 	"github.com/twinframe/twinframe/server/internal/cli"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
+	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/web"
 )
 
@@ -49,6 +50,11 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	everyFrame := fl.Bool("every-frame-updates", false, "send moving entities' locomotion every frame instead of when clients' walked copies stray")
 	verbose := fl.Bool("v", false, "log debug messages")
 	openLogin := fl.Bool("open-login", false, "let any login take a name and its avatar without the account's secret (local debugging only)")
+	clusterURL := fl.String("cluster", "", "join the cluster of the NATS server(s) at `URL` (nats://HOST:PORT, comma-separated);\n"+
+		"the store must then be shared: -store postgres://... (docs/ARCHITECTURE.md §10)")
+	node := fl.String("node", "", "this node's `name` in the cluster: letters, digits, '-', '_' (required with -cluster)")
+	prefer := fl.String("prefer", "", "comma-separated region=node `pairs`: the node that claims a region first (others take it over when it is gone)")
+	lease := fl.Duration("lease", 0, "region lease `period` in the cluster: a dead node's regions move after about this long (0: 3s)")
 	if status, ok := fl.Parse(args); !ok {
 		return status
 	}
@@ -86,6 +92,11 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	clusterCfg, err := clusterConfig(*clusterURL, *node, *prefer, *lease, stores)
+	if err != nil {
+		fmt.Fprintf(stderr, "server: %v\n", err)
+		return 2
+	}
 	st, err := stores.open(ctx, false)
 	if err != nil {
 		fmt.Fprintf(stderr, "server: %v\n", err)
@@ -95,7 +106,8 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: *seed, DeityToken: *token,
 		OriginPatterns: splitList(*origins), SaveEvery: *saveEvery, EveryFrameUpdates: *everyFrame, Logger: log,
 		MaxPlayers: *maxPlayers, IdleTimeout: *idle, AllowHosts: allowHosts, MaxConns: *maxConns,
-		MaxConnsPerAddr: *maxPerAddr, MetricsToken: *metricsToken, OpenLogin: *openLogin, Workers: *workers})
+		MaxConnsPerAddr: *maxPerAddr, MetricsToken: *metricsToken, OpenLogin: *openLogin, Workers: *workers,
+		Cluster: clusterCfg})
 	if err != nil {
 		fmt.Fprintf(stderr, "server: %v\n", err)
 		return 1
@@ -112,6 +124,9 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	go func() { httpDone <- hs.Serve(ln) }()
 	// The URL is a promise that the server answers: print it once the loop runs.
 	<-srv.Started()
+	if clusterCfg != nil {
+		fmt.Fprintf(stdout, "twinframe: node %s of the cluster at %s\n", clusterCfg.Node, clusterCfg.URL)
+	}
 	fmt.Fprintf(stdout, "twinframe: serving http://%s/\n", ln.Addr())
 	if generated {
 		fmt.Fprintf(stdout, "twinframe: deity token %s\n", *token)
@@ -133,6 +148,40 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "twinframe: stopped")
 	return 0
+}
+
+// clusterConfig is the server's cluster membership from the flags: nil without
+// -cluster. A cluster needs a store every node reaches, so an SQLite file is
+// refused rather than letting each node keep players of its own.
+func clusterConfig(url, node, prefer string, lease time.Duration, stores *storeFlags) (*gameserver.ClusterConfig, error) {
+	if url == "" {
+		if node != "" || prefer != "" {
+			return nil, errors.New("-node and -prefer need -cluster")
+		}
+		return nil, nil
+	}
+	if node == "" {
+		return nil, errors.New("-cluster needs -node NAME, this node's name in the cluster")
+	}
+	loc, err := stores.location()
+	if err != nil {
+		return nil, err
+	}
+	if _, sqlite := store.SQLitePath(loc); sqlite {
+		return nil, fmt.Errorf("-cluster needs a store the nodes share: -store postgres://USER@HOST:PORT/DATABASE, not the SQLite file %s", loc)
+	}
+	cfg := &gameserver.ClusterConfig{URL: url, Node: node, Lease: lease}
+	for _, pair := range splitList(prefer) {
+		region, n, ok := strings.Cut(pair, "=")
+		if !ok || region == "" || n == "" {
+			return nil, fmt.Errorf("-prefer %q: want region=node pairs", pair)
+		}
+		if cfg.Preferred == nil {
+			cfg.Preferred = map[string]string{}
+		}
+		cfg.Preferred[region] = n
+	}
+	return cfg, nil
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

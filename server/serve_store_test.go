@@ -102,3 +102,38 @@ func TestAccountResetStore(t *testing.T) {
 		t.Error("account -store on a missing file created it")
 	}
 }
+
+// TestServeClusterFlags: -cluster needs -node and a shared store; -node and
+// -prefer need -cluster; an unreachable NATS fails the start naming it.
+func TestServeClusterFlags(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	pg := pgtest.DB(t)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string // prefix
+	}{
+		{"no node", []string{"-cluster", "nats://" + closed, "-store", pg}, 2, "server: -cluster needs -node NAME"},
+		{"node alone", []string{"-node", "a"}, 2, "server: -node and -prefer need -cluster"},
+		{"sqlite", []string{"-cluster", "nats://" + closed, "-node", "a", "-db", filepath.Join(dir, "a.db")}, 2,
+			"server: -cluster needs a store the nodes share: -store postgres://"},
+		{"bad prefer", []string{"-cluster", "nats://" + closed, "-node", "a", "-store", pg, "-prefer", "wilds"}, 2,
+			`server: -prefer "wilds": want region=node pairs`},
+		{"unreachable", []string{"-cluster", "nats://" + closed, "-node", "a", "-store", pg}, 1,
+			"server: cluster: nats://" + closed + ": connect: "},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := serveCommand(append(tc.args, "-addr", "127.0.0.1:0"), &stdout, &stderr)
+		if code != tc.code || !strings.HasPrefix(stderr.String(), tc.stderr) || stdout.Len() > 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d, stderr starting %q", tc.name, code, stdout.String(), stderr.String(), tc.code, tc.stderr)
+		}
+	}
+}

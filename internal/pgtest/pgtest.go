@@ -292,16 +292,24 @@ func DB(t testing.TB) string {
 // Main runs the package's tests, then stops the shared server if one started.
 func Main(m *testing.M) int {
 	code := m.Run()
-	shared.Lock()
-	defer shared.Unlock()
-	if shared.s != nil {
-		if err := shared.s.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			if code == 0 {
-				code = 1
-			}
+	if err := StopShared(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if code == 0 {
+			code = 1
 		}
-		shared.s = nil
 	}
 	return code
+}
+
+// StopShared stops the package's shared server if one started, for a TestMain
+// that runs its tests through another helper (natstest.Run) and cannot use Main.
+func StopShared() error {
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.s == nil {
+		return nil
+	}
+	err := shared.s.Stop()
+	shared.s = nil
+	return err
 }

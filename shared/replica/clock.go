@@ -90,6 +90,25 @@ func (c *Clock) Paused(now time.Duration, f uint64) {
 	c.anchor = c.anchor || !c.synced
 }
 
+// Rebase moves the estimate to frames counted from another origin, keeping the
+// round trip and the samples' spread: the packet of frame f, from a server whose
+// frames are not those estimated so far (the region of another node after travel),
+// was received at now. Without a rebase the older samples, taken against the old
+// origin, would win the next pong and pull the estimate back to a clock that no
+// longer exists.
+func (c *Clock) Rebase(now time.Duration, f uint64) {
+	if !c.Started() {
+		c.Frame(now, f)
+		return
+	}
+	want := time.Duration(f)*FrameDuration + c.srtt/2 - now
+	d := want - c.offset
+	c.offset = want
+	for i := range c.samples[:c.n] {
+		c.samples[i].offset += d
+	}
+}
+
 // Synced reports whether at least one pong was recorded.
 func (c *Clock) Synced() bool { return c.synced }
 

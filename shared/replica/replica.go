@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -358,10 +359,40 @@ func (r *Replica) fail(msg proto.Message, entity uint64, err error, detail strin
 // it. Inconsistent data is dropped and reported (ResyncReason), never panics.
 func (r *Replica) Receive(now time.Duration, msgs ...proto.Message) {
 	r.results = r.results[:0]
+	r.rebaseFor(now, msgs)
 	for _, m := range msgs {
 		r.handle(now, m)
 	}
 	r.endFrame(now)
+}
+
+// rebaseFrames is how far (frames) a travel's region frame may be from the clock's
+// estimate and still count as the same count: a region of the same server is at
+// most a frame or two off (the change arrives with the frame's packet).
+const rebaseFrames = 4
+
+// rebaseFor starts a new frame count for a packet that carries travel to a region
+// whose frames count from elsewhere: the regions of one server step together, but
+// a region on another node (docs/ARCHITECTURE.md §10) has its own count. The
+// packet's frame header, which comes before the region change, is then read in the
+// new count, neither stale nor a gap.
+func (r *Replica) rebaseFor(now time.Duration, msgs []proto.Message) {
+	if r.game == nil || r.player == 0 || r.requested || !r.clock.Started() {
+		return
+	}
+	for _, m := range msgs {
+		rc, ok := m.(*pb.NetMessageRegionChange)
+		if !ok || rc.GetRegionId() == r.region {
+			continue
+		}
+		// A count behind the frames seen (even by one) would make the region's
+		// packets stale.
+		if f := rc.GetServerFrame(); f > 0 && (f <= r.frame || math.Abs(float64(f)-r.clock.ServerFrame(now)) > rebaseFrames) {
+			r.frame = f - 1
+			r.clock.Rebase(now, f)
+		}
+		return
+	}
 }
 
 func (r *Replica) handle(now time.Duration, m proto.Message) {

@@ -179,3 +179,63 @@ func TestTeleportTravel(t *testing.T) {
 		t.Errorf("avatar at %v, want the arrival marker", own.Position)
 	}
 }
+
+// TestTravelToAnotherFrameCount: a region whose frames count from elsewhere (one
+// run by another node, here 5,000 frames ahead or behind the hub) is travel like
+// any other: the replica takes the new count (no packet of the new region is
+// stale, the clock follows at once), asks for no resync, and its next input is
+// applied there and predicted exactly.
+func TestTravelToAnotherFrameCount(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		ahead map[int32]int
+		lat   int64
+	}{
+		{"ahead", map[int32]int{1: 5000}, 0},
+		{"ahead-latency", map[int32]int{1: 5000}, 6},
+		{"behind", map[int32]int{0: 5000}, 6},
+		{"just-behind", map[int32]int{0: 2}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l := newLink(t, &replicationtest.Options{Seed: 9, NoPopulation: true, AheadFrames: tc.ahead}, nil, tc.lat, tc.lat)
+			l.run(t, 40*ticksPerFrame, nil)
+			g := walkThrough(t, l, nil)
+			l.run(t, 10*ticksPerFrame, nil)
+			if got, want := l.r.ServerFrame(), l.c.Region().Game.Frame(); got+3 < want || got > want {
+				t.Fatalf("replica at frame %d after travel, the new region at %d", got, want)
+			}
+			st := l.r.Stats()
+			before := st.StalePackets
+			dest := markerPos(t, l.srv.World, g.Marker).Add(mgl32.Vec2{6, 3})
+			l.moveTo(t, dest)
+			seq := l.r.LastInputSeq()
+			l.run(t, 200*ticksPerFrame, nil)
+			st = l.r.Stats()
+			if st.ResyncRequests != 0 || st.Errors != 0 || l.c.Resyncs != 0 {
+				t.Errorf("travel asked for a resync: %+v", st)
+			}
+			if st.StalePackets != before {
+				t.Errorf("%d stale packets after travel", st.StalePackets-before)
+			}
+			applied := false
+			for _, a := range l.c.Applied {
+				applied = applied || a.Seq == seq
+			}
+			if !applied {
+				t.Fatalf("input %d sent after travel was not applied", seq)
+			}
+			srv := l.c.Region().Game.Entity(l.c.Avatar)
+			if p, ok := predictedPos(l); !ok || p != srv.Pos() {
+				t.Errorf("at rest in the new region: predicted %v, server %v (exact)", p, srv.Pos())
+			}
+			if srv.Pos().Sub(dest).Len() > 0.5 {
+				t.Errorf("avatar at %v, walked to %v", srv.Pos(), dest)
+			}
+			if d := l.r.Drift(); d.Corrections != 0 {
+				t.Errorf("%d corrections after travel to another frame count (%d just after it)", d.Corrections, d.CorrectionsAfterTravel)
+			}
+		})
+	}
+}

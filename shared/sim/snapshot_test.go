@@ -58,6 +58,15 @@ func TestSnapshotMigration(t *testing.T) {
 	if g.StateHash() != h.StateHash() {
 		t.Fatal("migration lost state")
 	}
+	// The unpacked game continues as the one that stayed: a region moved to
+	// another node steps on as if it had not moved.
+	for f := range 100 {
+		must(t, g.Step())
+		must(t, h.Step())
+		if g.StateHash() != h.StateHash() {
+			t.Fatalf("%d frames after the migration the games differ", f+1)
+		}
+	}
 	r := archive.NewPacker(archive.Replication, archive.AllChannels)
 	r.TransferObject(g)
 	if !errors.Is(r.Err(), archive.ErrMisuse) {

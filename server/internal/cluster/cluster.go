@@ -572,3 +572,22 @@ func (n *Node) notify(e Event) {
 		n.cfg.Notify(e)
 	}
 }
+
+// Conn returns the node's NATS connection, for the data plane a server runs over
+// the same connection (its subjects are the server's business, not this package's).
+func (n *Node) Conn() *nats.Conn { return n.nc }
+
+// Member reports whether node is a live member (its heartbeat has not expired).
+func (n *Node) Member(ctx context.Context, node string) (bool, error) {
+	if node == n.cfg.Node {
+		return true, nil
+	}
+	_, err := n.members.Get(ctx, node)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("cluster: %s: member %s: %w", n.cfg.URL, node, err)
+	}
+	return true, nil
+}

@@ -186,6 +186,7 @@ type statusRegion struct {
 	Name     string
 	Entities int
 	Players  int
+	Node     string        // in a cluster: the node that runs it ("none" while nobody holds it)
 	StepP50  time.Duration // the region's step and replication, over the recent frames
 	StepP99  time.Duration
 }
@@ -202,6 +203,7 @@ type statusSession struct {
 }
 
 type statusPage struct {
+	Node     string // this server's node name in a cluster
 	Frame    uint64
 	Paused   bool
 	Regions  []statusRegion
@@ -215,11 +217,11 @@ var statusTmpl = template.Must(template.New("status").Parse(`<!doctype html>
 <html><head><meta charset="utf-8"><title>Twinframe server</title>
 <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}</style>
 </head><body>
-<h1>Twinframe server</h1>
+<h1>Twinframe server{{if .Node}}, node {{.Node}}{{end}}</h1>
 <p>Game frame {{.Frame}}{{if .Paused}} (paused){{end}}. Websocket at <code>/ws</code>; <a href="/metrics">metrics</a>, <a href="/healthz">health</a>, <a href="/xdump?q=table+*">xdump</a>.</p>
 <h2>Regions</h2>
-<table><tr><th>id</th><th>name</th><th>entities</th><th>players</th><th>frame p50</th><th>frame p99</th></tr>
-{{range .Regions}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Entities}}</td><td>{{.Players}}</td><td>{{.StepP50}}</td><td>{{.StepP99}}</td></tr>{{end}}
+<table><tr><th>id</th><th>name</th><th>entities</th><th>players</th><th>node</th><th>frame p50</th><th>frame p99</th></tr>
+{{range .Regions}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Entities}}</td><td>{{.Players}}</td><td>{{if .Node}}{{.Node}}{{else}}—{{end}}</td><td>{{.StepP50}}</td><td>{{.StepP99}}</td></tr>{{end}}
 </table>
 <h2>Sessions ({{.Players}})</h2>
 {{if .Deity}}<table><tr><th>session</th><th>name</th><th>role</th><th>avatar</th><th>region</th><th>x</th><th>y</th><th>in view</th><th>last input</th></tr>
@@ -250,6 +252,7 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Timings = s.timings.summary()
+	s.regionNodes(ctx, p.Regions)
 	p.Deity, p.Players = deity, len(p.Sessions)
 	if !deity {
 		p.Sessions = nil
@@ -260,9 +263,14 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 
 // status runs in the loop.
 func (s *Server) status() statusPage {
-	p := statusPage{Frame: s.frameNumber(), Paused: s.paused}
+	p := statusPage{Node: s.nodeName(), Frame: s.frameNumber(), Paused: s.paused}
 	for k, r := range s.regions {
 		sr := statusRegion{ID: r.id, Name: r.name, Entities: len(r.game.Entities())}
+		if r.live {
+			sr.Node = s.nodeName()
+		} else {
+			sr.Entities = 0 // not run here
+		}
 		for _, c := range s.sessions {
 			if c.reg == r && c.joined {
 				sr.Players++

@@ -38,6 +38,9 @@ type metrics struct {
 	regionLateness *prometheus.HistogramVec
 	handoffs       *prometheus.CounterVec
 	handoffSeconds prometheus.Histogram
+	// Cluster (clusternet.go, regionsave.go).
+	clusterHandoffSeconds prometheus.Histogram
+	regionSaves           *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -81,10 +84,15 @@ func newMetrics() *metrics {
 		handoffSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "twinframe_region_handoff_seconds",
 			Help:    "Server time one handoff took (pack, unpack, view and save queued).",
 			Buckets: []float64{.00001, .00002, .00005, .0001, .0002, .0005, .001, .002, .005}}),
+		clusterHandoffSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "twinframe_cluster_handoff_seconds",
+			Help:    "Time a handoff to another node took, from packing the avatar to the target's answer.",
+			Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .2, .5, 1, 2}}),
+		regionSaves: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "twinframe_region_saves_total",
+			Help: "Region states saved to the store in a cluster, by result (ok, fenced, failed)."}, []string{"result"}),
 	}
 	for _, c := range []prometheus.Collector{m.frameDuration, m.frameLateness, m.framesDropped, m.sessions,
 		m.bytesIn, m.bytesOut, m.messagesIn, m.messagesOut, m.disconnects, m.xdumps, m.inputsDropped, m.storeSaves, m.storeFailures,
-		m.regionDuration, m.regionLateness, m.handoffs, m.handoffSeconds,
+		m.regionDuration, m.regionLateness, m.handoffs, m.handoffSeconds, m.clusterHandoffSeconds, m.regionSaves,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}

@@ -32,7 +32,7 @@ func (s *Server) packAvatar(c *session) (store.Save, bool) {
 		s.log.Error("pack avatar", "name", c.name, "err", err)
 		return store.Save{}, false
 	}
-	return store.Save{PlayerID: c.playerID, Avatar: a.Bytes(), Frame: s.frameNumber()}, true
+	return store.Save{PlayerID: c.playerID, Avatar: a.Bytes(), Frame: c.reg.game.Frame()}, true
 }
 
 // unpackAvatar reads a saved avatar (a sim.Entity Database archive).
@@ -141,6 +141,7 @@ type saver struct {
 type waiting struct {
 	sv    store.Save
 	since time.Time
+	then  []func() // run once the save (or a newer one of the player) is written or dropped
 }
 
 func newSaver(st store.Store, log *slog.Logger, m *metrics) *saver {
@@ -152,12 +153,21 @@ func newSaver(st store.Store, log *slog.Logger, m *metrics) *saver {
 }
 
 // queue schedules a save; it never blocks.
-func (v *saver) queue(sv store.Save) {
+func (v *saver) queue(sv store.Save) { v.queueThen(sv, nil) }
+
+// queueThen schedules a save and then, if not nil, runs on the saver's goroutine
+// once that save (or a newer one of the same player) is written or dropped: a
+// player's ownership in a cluster ends only after its last save is committed.
+func (v *saver) queueThen(sv store.Save, then func()) {
 	now := time.Now()
 	v.mu.Lock()
 	w := waiting{sv: sv, since: now}
+	if then != nil {
+		w.then = []func(){then}
+	}
 	if old, ok := v.pending[sv.PlayerID]; ok {
 		w.since = old.since
+		w.then = append(old.then, w.then...)
 	} else {
 		v.order = append(v.order, sv.PlayerID)
 	}
@@ -309,9 +319,18 @@ func (v *saver) write(batch []store.Save) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	err := v.st.SaveAll(ctx, batch)
 	cancel()
+	var then []func()
+	defer func() {
+		for _, fn := range then {
+			fn()
+		}
+	}()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if err == nil {
+		for _, w := range v.inflight {
+			then = append(then, w.then...)
+		}
 		clear(v.inflight)
 		if v.degraded != nil {
 			v.log.Info("store recovered", "avatars", len(batch))
@@ -325,6 +344,7 @@ func (v *saver) write(batch []store.Save) error {
 	if errors.As(err, &bad) {
 		v.log.Error("save dropped", "player", bad.PlayerID, "err", err)
 		v.dropped = append(v.dropped, err)
+		then = v.inflight[bad.PlayerID].then
 		delete(v.inflight, bad.PlayerID)
 		v.requeueLocked()
 		v.poke()
@@ -348,6 +368,7 @@ func (v *saver) requeueLocked() {
 	for p, w := range v.inflight {
 		if newer, ok := v.pending[p]; ok {
 			newer.since = w.since
+			newer.then = append(w.then, newer.then...)
 			v.pending[p] = newer
 			continue
 		}

@@ -24,6 +24,7 @@ import (
 type region struct {
 	id   int32
 	name string
+	live bool // stepped by this server (in a cluster: this node holds its lease)
 	game *sim.Game
 	repl *replication.Replicator
 	// This frame, written by the worker that steps the region and read by the
@@ -72,6 +73,9 @@ func (s *Server) regionSamples(rep frameclock.Report) []regionSample {
 	for _, r := range s.regions {
 		late := max(0, rep.Lateness+r.doneAt-s.cfg.Period)
 		s.samples = append(s.samples, regionSample{Duration: r.busy, Lateness: late})
+		if !r.live {
+			continue
+		}
 		s.metrics.regionDuration.WithLabelValues(r.name).Observe(r.busy.Seconds())
 		s.metrics.regionLateness.WithLabelValues(r.name).Observe(late.Seconds())
 	}
@@ -88,8 +92,15 @@ func (s *Server) regionByID(id int32) *region {
 	return nil
 }
 
-// frameNumber is the game frame every region is at: they step together.
-func (s *Server) frameNumber() uint64 { return s.regions[0].game.Frame() }
+// frameNumber is the game frame the regions of this server are at (they step
+// together; a region that joined later, in a cluster, counts its own): the first
+// live region's, 0 when it runs none.
+func (s *Server) frameNumber() uint64 {
+	if len(s.live) == 0 {
+		return 0
+	}
+	return s.live[0].game.Frame()
+}
 
 // workers returns how many goroutines step regions at once.
 func (s *Server) workers() int {
@@ -97,7 +108,7 @@ func (s *Server) workers() int {
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return max(1, min(w, len(s.regions)))
+	return max(1, min(w, len(s.live)))
 }
 
 // parallel runs fn for every region on a bounded pool of workers and waits. fn
@@ -105,7 +116,7 @@ func (s *Server) workers() int {
 func (s *Server) parallel(fn func(r *region)) {
 	n := s.workers()
 	if n == 1 {
-		for _, r := range s.regions {
+		for _, r := range s.live {
 			fn(r)
 		}
 		return
@@ -118,10 +129,10 @@ func (s *Server) parallel(fn func(r *region)) {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(s.regions) {
+				if i >= len(s.live) {
 					return
 				}
-				fn(s.regions[i])
+				fn(s.live[i])
 			}
 		}()
 	}
@@ -133,7 +144,7 @@ func (s *Server) parallel(fn func(r *region)) {
 // region's doneAt counts (the clock, not the wall: a headless run's reports must
 // not depend on the machine).
 func (s *Server) stepRegions() time.Duration {
-	for _, r := range s.regions {
+	for _, r := range s.live {
 		r.sessions = r.sessions[:0]
 	}
 	for _, c := range s.sessions {
@@ -187,11 +198,14 @@ var (
 // then the departures' order (sim.Game.Departures). A departure the server cannot
 // carry out (a session gone, a target missing) leaves the avatar where it is.
 func (s *Server) travel() {
-	for _, r := range s.regions {
+	for _, r := range s.live {
 		for _, d := range r.game.Departures() {
 			c := s.byAvatar(r, d.Entity)
 			if c == nil {
 				continue // not a logged-in player's avatar
+			}
+			if c.backFrame != 0 && r.game.Frame() == c.backFrame+1 {
+				continue // put back in the portal by a refused handoff
 			}
 			if err := s.handoff(c, d.Region, d.Marker); err != nil {
 				s.metrics.handoffs.WithLabelValues("refused").Inc()
@@ -227,6 +241,9 @@ func (s *Server) handoff(c *session, to, marker int32) error {
 	case !hasMarker(target.game, marker):
 		return fmt.Errorf("%w: marker %d in region %q", ErrNoTarget, marker, target.name)
 	}
+	if !target.live {
+		return s.sendAway(c, target, marker) // another node runs it
+	}
 	t0 := s.cfg.Clock.Now()
 	b, err := from.game.Emigrate(c.avatar)
 	if err != nil {
@@ -258,7 +275,7 @@ func (s *Server) handoff(c *session, to, marker int32) error {
 	s.metrics.handoffs.WithLabelValues("ok").Inc()
 	s.metrics.handoffSeconds.Observe((s.cfg.Clock.Now() - t0).Seconds())
 	s.log.Info("travel", "name", c.name, "avatar", id, "from", from.name, "to", target.name, "marker", marker,
-		"frame", s.frameNumber())
+		"frame", target.game.Frame())
 	return nil
 }
 
@@ -291,7 +308,7 @@ func (s *Server) putBack(c *session, r *region, b []byte) error {
 // regionChange is the message that puts a client in r: the tables it builds the
 // region from, and the frame.
 func (s *Server) regionChange(r *region) *pb.NetMessageRegionChange {
-	return &pb.NetMessageRegionChange{RegionId: r.id, Tables: s.tables, TablesHash: s.hash, ServerFrame: s.frameNumber()}
+	return &pb.NetMessageRegionChange{RegionId: r.id, Tables: s.tables, TablesHash: s.hash, ServerFrame: r.game.Frame()}
 }
 
 // teleport is the deity's DEBUG_OP_TELEPORT: the named player's avatar goes to

@@ -26,7 +26,7 @@ func (s *Server) newReplicator(g *sim.Game) (*replication.Replicator, error) {
 func (s *Server) replicate() {
 	f := s.frameNumber()
 	slices.Sort(s.travelled)
-	for _, r := range s.regions {
+	for _, r := range s.live {
 		for _, g := range r.repl.Gone() {
 			if _, moved := slices.BinarySearch(s.travelled, uint64(g.ID)); !moved {
 				s.addLost(world.Lost{ID: int64(g.ID), Region: g.Region, Timestamp: int64(f)})

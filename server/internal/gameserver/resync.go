@@ -65,7 +65,7 @@ func (s *Server) resync(c *session, m *pb.NetMessageResyncRequest) bool {
 // sendRegion queues the packet a session gets when it joins: its login result
 // and the region change (the configuration tables and their hash).
 func (s *Server) sendRegion(c *session) {
-	f := s.frameNumber()
+	f := c.reg.game.Frame()
 	rc := s.regionChange(c.reg)
 	lr := &pb.NetMessageLoginResult{PlayerEntityId: uint64(c.avatar), Role: c.role, ServerFrame: f,
 		ProtocolVersion: protocol.Version, IssuedToken: c.issued}

@@ -112,6 +112,10 @@ type Config struct {
 	// after replication, with the loop's frame number (frameclock.Report.Frame):
 	// load tests measure the frame and inject work through them (server loadtest).
 	FrameStart, FrameWork func(frame uint64)
+
+	// Cluster, if set, makes the server a node of a cluster (clusternet.go):
+	// New joins it, and the server runs only the regions it holds.
+	Cluster *ClusterConfig
 }
 
 func (c *Config) defaults() error {
@@ -174,8 +178,9 @@ type Server struct {
 	metrics *metrics
 	saver   *saver
 	// autosave is loop-owned (persist.go).
-	autosave autosave
-	acct     *accounts
+	autosave    autosave
+	regionSaves regionSaver
+	acct        *accounts
 
 	world  *world.World // the game's world (must not change while the game uses it)
 	tables []*pb.NetStructConfigFile
@@ -204,6 +209,8 @@ type Server struct {
 
 	// Owned by the loop.
 	regions   []*region // the world's regions, in table order; the first is where players enter
+	live      []*region // the regions this server steps: all, or in a cluster those it holds
+	cl        *clusterNet
 	travelled []uint64  // avatars handed off this frame (regions.go)
 	handoffs  []Handoff // and what their games packed, for the OnFrame hook
 	samples   []regionSample
@@ -250,11 +257,22 @@ func New(cfg Config) (*Server, error) {
 	if s.regions, err = s.newRegions(s.world); err != nil {
 		return nil, err
 	}
+	if cfg.Cluster == nil {
+		for _, r := range s.regions {
+			r.live = true
+		}
+		s.setLive()
+	}
 	s.metrics = newMetrics()
 	s.dumpLimits = newDumpLimiter(&s.cfg)
 	s.dumpSem = make(chan struct{}, s.cfg.DumpWorkers)
 	s.saver = newSaver(cfg.Store, s.log, s.metrics)
 	s.pk.Limits = serverPacketLimits
+	if cfg.Cluster != nil {
+		if err := s.joinCluster(*cfg.Cluster); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -306,10 +324,20 @@ func (s *Server) Run(ctx context.Context) error {
 			saves = append(saves, sv)
 		}
 	}
+	ended := s.sessions
 	s.sessions = nil
 	s.metrics.sessions.Set(0)
 	s.saver.stop(saves)
 	<-saverDone
+	if s.cl != nil {
+		// The players' saves are committed (or reported lost): let them go, then
+		// the regions.
+		for _, c := range ended {
+			s.releasePlayer(c)
+		}
+		s.saveRegions()
+		s.leaveCluster()
+	}
 	waited := make(chan struct{})
 	go func() { s.conns.Wait(); s.dumpWG.Wait(); close(waited) }()
 	select {
@@ -415,6 +443,7 @@ func (s *Server) frame(loopFrame uint64) error {
 	}
 	now := s.cfg.Clock.Now()
 	s.autosaveStep(now - s.lastSave)
+	s.regionSaveStep(now - s.lastSave)
 	s.lastSave = now
 	return nil
 }
@@ -477,7 +506,9 @@ func (s *Server) leave(c *session) {
 		return
 	}
 	if sv, ok := s.packAvatar(c); ok {
-		s.saver.queue(sv)
+		s.saver.queueThen(sv, func() { s.releasePlayer(c) })
+	} else {
+		go s.releasePlayer(c)
 	}
 	if err := c.reg.game.Destroy(c.avatar); err != nil {
 		s.log.Warn("destroy avatar", "avatar", c.avatar, "err", err)

@@ -47,10 +47,29 @@ type session struct {
 	why       string
 	slow      bool
 	everEnded bool
+	// Cluster (clusternet.go). A websocket session of this front door whose player
+	// runs on another node relays to route; the packets of that node carry the
+	// player record's revision routeRev. playerRev: the revision this node's
+	// ownership of the player was written at (0: none). moved: the player went to
+	// another node, which speaks to the front door from then on.
+	route     string
+	routeRev  uint64
+	playerRev uint64
+	moved     bool
+	// A session run here for another front door: its node, the connection's id
+	// there, and the reader of the packets it relays.
+	door     string
+	doorConn uint64
+	rd       protocol.Reader
 
 	// Loop-owned.
 	joined  bool
-	reg     *region // where the avatar is
+	transit *transit // the avatar is on its way to another node
+	// A refused handoff puts the avatar back inside the portal it entered, which
+	// the next step sees as an entry: that one departure (the step after this
+	// frame of its region) is not travel. Walking out and in again is.
+	backFrame uint64
+	reg     *region  // where the avatar is
 	avatar  sim.EntityID
 	view    replication.View // inputs and what the client holds
 	replies []proto.Message
@@ -80,7 +99,7 @@ func (c *session) fail(code pb.ErrorCode, why string) {
 	slow := c.slow
 	c.mu.Unlock()
 	c.cancel()
-	if slow {
+	if slow && c.conn != nil {
 		// Abort a write in progress: the writer's context is not the session's, so
 		// that ending a session for any other reason lets the packet being written
 		// finish and the error and close frame follow it.
@@ -159,6 +178,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	writerDone := make(chan struct{})
 	go func() { s.writeLoop(c); close(writerDone) }()
 	s.readLoop(readCtx, c)
+	s.doorClosed(c)
+	s.dropDoor(c)
 	s.discard(readCtx, c)
 	<-writerDone
 	s.metrics.disconnect(c.reason())
@@ -322,6 +343,9 @@ func (s *Server) login(c *session, m *pb.NetMessageLogin) bool {
 	}
 	// The stored name: every form of the name (case, width) is one session.
 	c.name, c.playerID = a.Name, a.ID
+	if s.cl != nil {
+		return s.clusterLogin(c, a)
+	}
 	if err := s.do(c.ctx, func() { s.join(c, a.Avatar) }); err != nil {
 		c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "server shutting down")
 		return false
@@ -397,6 +421,9 @@ func (s *Server) checkToken(t string) bool {
 
 // receive decodes a packet into the session's inbox.
 func (s *Server) receive(c *session, rd *protocol.Reader, b []byte) bool {
+	if node, _ := c.routeOf(); node != "" {
+		return s.forward(c, node, b)
+	}
 	if _, err := rd.Reset(b); err != nil {
 		c.fail(protocol.Code(err), err.Error())
 		return false
@@ -522,6 +549,9 @@ func (s *Server) closeConn(c *session) {
 // drain moves the session's inbox into the loop: inputs are queued for the frame
 // they are stamped with; requests are answered in this frame's packet.
 func (s *Server) drain(c *session) {
+	if c.transit != nil {
+		return // its messages wait for the answer of the node it is going to
+	}
 	c.takeDumped()
 	c.mu.Lock()
 	msgs := c.inbox
@@ -557,7 +587,7 @@ func (s *Server) drain(c *session) {
 			c.fail(pb.ErrorCode_ERROR_CODE_FLOOD, "too many pending inputs")
 			return
 		}
-		if err := c.view.Queue(in, s.frameNumber()+1, s.cfg.MaxInputLead); err != nil {
+		if err := c.view.Queue(in, c.reg.game.Frame()+1, s.cfg.MaxInputLead); err != nil {
 			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, err.Error()) // InSequence said yes
 			return
 		}
@@ -570,7 +600,7 @@ func (s *Server) request(c *session, m proto.Message) bool {
 	switch m := m.(type) {
 	case *pb.NetMessagePing:
 		c.replies = append(c.replies, &pb.NetMessagePong{ClientTimeMicros: m.GetClientTimeMicros(),
-			ClientFrame: m.GetClientFrame(), ServerFrame: s.frameNumber()})
+			ClientFrame: m.GetClientFrame(), ServerFrame: c.reg.game.Frame()})
 	case *pb.NetMessageXDumpRequest:
 		s.xdumpRequest(c, m)
 	case *pb.NetMessageDebugCommand:

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,6 +107,7 @@ func runConformance(t *testing.T, b backend) {
 		test func(t *testing.T, b backend)
 	}{
 		{"LoginSaveLoad", testLoginSaveLoad},
+		{"RegionSaves", testRegionSaves},
 		{"BadInput", testBadInput},
 		{"PlayerExactName", testPlayerExactName},
 		{"SaveAllIsAtomic", testSaveAllIsAtomic},
@@ -553,4 +555,46 @@ func runAndKill(t *testing.T, loc string, start int64, killAfter int) int64 {
 	}
 	cmd.Wait()
 	return last
+}
+
+// testRegionSaves: a region's save round-trips; a save with a lower fence than the
+// stored one is refused (ErrFenced) and leaves it; an equal or higher fence
+// replaces it; an unknown region is ErrNoRegion; bad saves are refused.
+func testRegionSaves(t *testing.T, b backend) {
+	ctx := context.Background()
+	s := open(t, b.fresh(t))
+	if _, err := s.Region(ctx, "wilds"); !errors.Is(err, ErrNoRegion) {
+		t.Fatalf("unsaved region: %v, want ErrNoRegion", err)
+	}
+	steps := []struct {
+		save RegionSave
+		err  error
+		want RegionSave // what the store holds after
+	}{
+		{RegionSave{Name: "wilds", State: []byte{1, 2, 3}, Frame: 100, Fence: 7}, nil,
+			RegionSave{Name: "wilds", State: []byte{1, 2, 3}, Frame: 100, Fence: 7, Saves: 1}},
+		{RegionSave{Name: "wilds", State: []byte{4}, Frame: 140, Fence: 7}, nil,
+			RegionSave{Name: "wilds", State: []byte{4}, Frame: 140, Fence: 7, Saves: 2}},
+		{RegionSave{Name: "wilds", State: []byte{5}, Frame: 150, Fence: 6}, ErrFenced,
+			RegionSave{Name: "wilds", State: []byte{4}, Frame: 140, Fence: 7, Saves: 2}},
+		{RegionSave{Name: "wilds", State: []byte{6}, Frame: 20, Fence: 9}, nil,
+			RegionSave{Name: "wilds", State: []byte{6}, Frame: 20, Fence: 9, Saves: 3}},
+	}
+	for i, st := range steps {
+		if err := s.SaveRegion(ctx, st.save); !errors.Is(err, st.err) || (err == nil) != (st.err == nil) {
+			t.Fatalf("step %d: SaveRegion: %v, want %v", i, err, st.err)
+		}
+		got, err := s.Region(ctx, "wilds")
+		if err != nil || !reflect.DeepEqual(got, st.want) {
+			t.Fatalf("step %d: Region: %+v %v, want %+v", i, got, err, st.want)
+		}
+	}
+	for _, bad := range []RegionSave{{State: []byte{1}}, {Name: "x"}, {Name: "x", State: make([]byte, MaxRegionState+1)}, {Name: "x", State: []byte{1}, Frame: 1 << 63}} {
+		if err := s.SaveRegion(ctx, bad); err == nil {
+			t.Errorf("SaveRegion(%q, %d bytes, frame %d) succeeded", bad.Name, len(bad.State), bad.Frame)
+		}
+	}
+	if _, err := s.Region(ctx, "x"); !errors.Is(err, ErrNoRegion) {
+		t.Errorf("a refused save was stored: %v", err)
+	}
 }

@@ -29,6 +29,12 @@ type Store interface {
 	SaveAll(ctx context.Context, saves []Save) error
 	// SaveAvatar stores one player's avatar.
 	SaveAvatar(ctx context.Context, playerID int64, avatar []byte, frame uint64) error
+	// SaveRegion stores a region's state unless a save with a higher fence is
+	// stored (ErrFenced): a node that lost a region's lease cannot overwrite the
+	// save of the node that took it over.
+	SaveRegion(ctx context.Context, r RegionSave) error
+	// Region returns the last save of the region called name, or ErrNoRegion.
+	Region(ctx context.Context, name string) (RegionSave, error)
 	// SchemaVersion returns the stored schema's version.
 	SchemaVersion(ctx context.Context) (int, error)
 	// Close releases the store.

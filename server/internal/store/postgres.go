@@ -40,6 +40,13 @@ var pgMigrations = []string{
 	)`,
 	`ALTER TABLE players ADD COLUMN name_key text, ADD COLUMN secret text;
 	CREATE UNIQUE INDEX players_name_key ON players(name_key)`,
+	`CREATE TABLE regions (
+		name  text   PRIMARY KEY,
+		state bytea  NOT NULL,
+		frame bigint NOT NULL,
+		fence bigint NOT NULL,
+		saves bigint NOT NULL DEFAULT 1
+	)`,
 }
 
 // pgColumns are the players table's columns (name and type) at each version.
@@ -47,7 +54,11 @@ var pgColumns = [][]string{
 	nil,
 	{"avatar bytea", "id bigint", "name text", "saved_frame bigint", "saves bigint"},
 	{"avatar bytea", "id bigint", "name text", "name_key text", "saved_frame bigint", "saves bigint", "secret text"},
+	{"avatar bytea", "id bigint", "name text", "name_key text", "saved_frame bigint", "saves bigint", "secret text"},
 }
+
+// pgRegionColumns are the regions table's columns, from version 3.
+var pgRegionColumns = []string{"fence bigint", "frame bigint", "name text", "saves bigint", "state bytea"}
 
 // pgSchemaLock is the advisory lock key that serialises migrations of servers
 // opening the same database at once ("twfr" in ASCII).
@@ -182,8 +193,18 @@ func pgCheckSchema(ctx context.Context, q querier, version int) error {
 		}
 		return nil
 	}
-	if extra := slices.DeleteFunc(tables, func(t string) bool { return t == "players" }); len(extra) > 0 {
+	if extra := slices.DeleteFunc(tables, func(t string) bool { return t == "players" || t == "regions" && version >= 3 }); len(extra) > 0 {
 		return fmt.Errorf("schema version %d but unknown table %s; point -store at a Twinframe database or a new one", version, strings.Join(extra, ", table "))
+	}
+	if version >= 3 {
+		cols, err := pgStrings(ctx, q, `SELECT column_name || ' ' || data_type FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = 'regions' ORDER BY 1`)
+		if err != nil {
+			return fmt.Errorf("reading the schema: %w", err)
+		}
+		if !slices.Equal(cols, pgRegionColumns) {
+			return fmt.Errorf("schema version %d but table regions differs from this server's (columns %s); restore a backup", version, strings.Join(cols, ", "))
+		}
 	}
 	cols, err := pgStrings(ctx, q, `SELECT column_name || ' ' || data_type FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = 'players' ORDER BY 1`)

@@ -82,6 +82,15 @@ var migrations = []string{
 	`ALTER TABLE players ADD COLUMN name_key TEXT;
 	ALTER TABLE players ADD COLUMN secret TEXT;
 	CREATE UNIQUE INDEX players_name_key ON players(name_key)`,
+	// Regions (regions.go): each region's last saved state, and the fence (the
+	// lease revision) of the node that saved it.
+	`CREATE TABLE regions (
+		name  TEXT    PRIMARY KEY,
+		state BLOB    NOT NULL,
+		frame INTEGER NOT NULL,
+		fence INTEGER NOT NULL,
+		saves INTEGER NOT NULL DEFAULT 1
+	)`,
 }
 
 // SchemaVersion is the user_version a fully migrated database has.

@@ -41,6 +41,10 @@ type Options struct {
 	// the next frame, whatever frame it is stamped with, as when the client's
 	// estimate of the server's clock is wrong.
 	IgnoreClientFrame bool
+	// AheadFrames steps a region's game this many frames before the server
+	// starts (region id → frames), so that its frames count from another origin,
+	// as a region run by another node of a cluster does (docs/ARCHITECTURE.md §10).
+	AheadFrames map[int32]int
 }
 
 // Server is the scripted server. It is not safe for concurrent use.
@@ -79,7 +83,7 @@ type Client struct {
 	Travels []Travel        // every region change by travel, in order
 }
 
-// Travel records a handoff: the avatar left From at the end of Frame and is in To.
+// Travel records a handoff: the avatar left From and is in To, whose frame was Frame.
 type Travel struct {
 	From, To int32
 	Frame    uint64
@@ -124,6 +128,11 @@ func NewServer(opt *Options) (*Server, error) {
 		g, err := sim.New(w, &sim.Options{Region: wr.ID, Seed: sim.RegionSeed(s.opt.Seed, wr.ID), NoPopulation: s.opt.NoPopulation})
 		if err != nil {
 			return nil, err
+		}
+		for range s.opt.AheadFrames[wr.ID] {
+			if err := g.Step(); err != nil {
+				return nil, err
+			}
 		}
 		r := &Region{ID: wr.ID, Name: wr.Name, Game: g}
 		if r.repl, err = replication.New(g, s.opt.Replication); err != nil {
@@ -172,7 +181,7 @@ func (s *Server) Login(name string, spawn int) (*Client, []proto.Message, error)
 
 // welcome is what a fresh join gets: the login result and the region.
 func (s *Server) welcome(c *Client) []proto.Message {
-	f := s.Game.Frame()
+	f := c.reg.Game.Frame()
 	return []proto.Message{
 		&pb.NetMessageLoginResult{PlayerEntityId: uint64(c.Avatar), Role: c.Role, ServerFrame: f, ProtocolVersion: protocol.Version},
 		s.regionChange(c.reg),
@@ -180,7 +189,7 @@ func (s *Server) welcome(c *Client) []proto.Message {
 }
 
 func (s *Server) regionChange(r *Region) *pb.NetMessageRegionChange {
-	return &pb.NetMessageRegionChange{RegionId: r.ID, Tables: s.tables, TablesHash: s.hash, ServerFrame: s.Game.Frame()}
+	return &pb.NetMessageRegionChange{RegionId: r.ID, Tables: s.tables, TablesHash: s.hash, ServerFrame: r.Game.Frame()}
 }
 
 // Logout removes the client and its avatar.
@@ -197,7 +206,7 @@ func (s *Server) Logout(c *Client) {
 // packet, and a resync request with a fresh copy of the world.
 func (s *Server) Receive(c *Client, m proto.Message) error {
 	if in, ok := replication.DecodeInput(m); ok {
-		next := s.Game.Frame() + 1
+		next := c.reg.Game.Frame() + 1
 		if s.opt.IgnoreClientFrame {
 			in.Stamp = next
 		}
@@ -206,7 +215,7 @@ func (s *Server) Receive(c *Client, m proto.Message) error {
 	switch m := m.(type) {
 	case *pb.NetMessagePing:
 		c.out = append(c.out, &pb.NetMessagePong{ClientTimeMicros: m.GetClientTimeMicros(),
-			ClientFrame: m.GetClientFrame(), ServerFrame: s.Game.Frame()})
+			ClientFrame: m.GetClientFrame(), ServerFrame: c.reg.Game.Frame()})
 	case *pb.NetMessageResyncRequest:
 		c.Resyncs++
 		c.reg.repl.Forget(&c.view)
@@ -221,8 +230,8 @@ func (s *Server) Receive(c *Client, m proto.Message) error {
 // inputs (in sequence order per client, clients in login order) and its step, then
 // the travel of the avatars that entered a portal, then replication.
 func (s *Server) Step() error {
-	f := s.Game.Frame() + 1
 	for _, r := range s.Regions {
+		f := r.Game.Frame() + 1
 		var err error
 		for _, c := range s.clients {
 			if c.reg != r {
@@ -315,7 +324,7 @@ func (s *Server) handoff(c *Client, to, marker int32) error {
 	c.view.SetAvatar(id)
 	c.view.DropPending()
 	target.repl.Attach(&c.view)
-	c.Travels = append(c.Travels, Travel{From: from.ID, To: target.ID, Frame: s.Game.Frame()})
+	c.Travels = append(c.Travels, Travel{From: from.ID, To: target.ID, Frame: target.Game.Frame()})
 	c.out = append(c.out, s.regionChange(target))
 	return nil
 }
