@@ -42,12 +42,12 @@ type testCluster struct {
 
 // startCluster starts the nodes named in layout (region → node: each node
 // claims its regions first), on one NATS server and one PostgreSQL database.
-func startCluster(t *testing.T, layout map[string]string, names ...string) *testCluster {
+func startCluster(t testing.TB, layout map[string]string, names ...string) *testCluster {
 	return startClusterWith(t, layout, nil, names...)
 }
 
-// startClusterWith is startCluster with each node's cluster settings adjusted by mod.
-func startClusterWith(t *testing.T, layout map[string]string, mod func(*ClusterConfig), names ...string) *testCluster {
+// startClusterWith is startCluster with each node's configuration adjusted by mod.
+func startClusterWith(t testing.TB, layout map[string]string, mod func(node string, c *Config), names ...string) *testCluster {
 	t.Helper()
 	tc := &testCluster{nats: natstest.Start(t), nodes: map[string]*testServer{}}
 	st, err := store.OpenPostgres(context.Background(), pgtest.DB(t))
@@ -64,7 +64,7 @@ func startClusterWith(t *testing.T, layout map[string]string, mod func(*ClusterC
 			// (renewals time out at a quarter lease), which is not what these test.
 			c.Cluster = &ClusterConfig{URL: tc.nats.URL(), Node: n, Preferred: layout}
 			if mod != nil {
-				mod(c.Cluster)
+				mod(n, c)
 			}
 		})
 	}
@@ -83,14 +83,14 @@ func startClusterWith(t *testing.T, layout map[string]string, mod func(*ClusterC
 }
 
 // runs reports whether s steps region.
-func (tc *testCluster) runs(t *testing.T, s *testServer, region string) bool {
+func (tc *testCluster) runs(t testing.TB, s *testServer, region string) bool {
 	var live bool
 	s.inLoop(t, func() { live = s.regionByName(region).live })
 	return live
 }
 
 // sessionOf returns the loop's session of name on s, or nil.
-func sessionOf(t *testing.T, s *testServer, name string) (c *session, region string, avatar sim.EntityID) {
+func sessionOf(t testing.TB, s *testServer, name string) (c *session, region string, avatar sim.EntityID) {
 	s.inLoop(t, func() {
 		if x := s.byName[name]; x != nil && x.joined && x.reg != nil {
 			c, region, avatar = x, x.reg.name, x.avatar
@@ -99,7 +99,7 @@ func sessionOf(t *testing.T, s *testServer, name string) (c *session, region str
 	return
 }
 
-func waitFor(t *testing.T, what string, d time.Duration, ok func() bool) {
+func waitFor(t testing.TB, what string, d time.Duration, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !ok() {
@@ -235,7 +235,9 @@ func walkIntoWilds(t *testing.T, a *testServer, c *tfclient.Client, name string,
 // logs in again at a and continues in the wilds, run by a, once.
 func TestClusterTakeover(t *testing.T) {
 	layout := map[string]string{"downtown": "a", "wilds": "b", "vault": "b"}
-	tc := startClusterWith(t, layout, func(c *ClusterConfig) { c.RegionSaveEvery = 200 * time.Millisecond; c.Lease = 2 * time.Second }, "a", "b")
+	tc := startClusterWith(t, layout, func(_ string, c *Config) {
+		c.Cluster.RegionSaveEvery, c.Cluster.Lease = 200*time.Millisecond, 2*time.Second
+	}, "a", "b")
 	a, b := tc.nodes["a"], tc.nodes["b"]
 	gate := transitionNamed(t, a.world, "park-gate")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

@@ -630,6 +630,9 @@ func (s *Server) sendAway(c *session, to *region, marker int32) error {
 	from.repl.Detach(&c.view)
 	c.view.DropPending()
 	s.travelled = append(s.travelled, uint64(c.avatar)) // gone from here, not lost
+	if s.cfg.OnFrame != nil {
+		s.handoffs = append(s.handoffs, Handoff{Entity: c.avatar, From: from.id, To: to.id, Emigrated: b, Away: true})
+	}
 	c.reg, c.avatar = nil, 0
 	c.transit = &transit{from: from, packed: b, t0: t0}
 	ack := c.view.Ack()

@@ -21,6 +21,9 @@ type Handoff struct {
 	Entity    sim.EntityID
 	From, To  int32 // region ids
 	Emigrated []byte
+	// Away: another node of the cluster runs To; this frame packed the avatar
+	// and sent it there (it arrives there, or comes back here, a few frames on).
+	Away bool
 }
 
 // onFrame runs the configured hook, on the frame loop's goroutine, after a frame

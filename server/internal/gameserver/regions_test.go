@@ -34,7 +34,7 @@ func joinPlayer(t *testing.T, s *Server, name string) *localClient {
 }
 
 // transitionNamed returns the default world's transition called name.
-func transitionNamed(t *testing.T, w *world.World, name string) world.Transition {
+func transitionNamed(t testing.TB, w *world.World, name string) world.Transition {
 	t.Helper()
 	for _, tr := range w.Transitions {
 		if tr.Name == name {

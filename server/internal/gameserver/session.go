@@ -69,12 +69,12 @@ type session struct {
 	// the next step sees as an entry: that one departure (the step after this
 	// frame of its region) is not travel. Walking out and in again is.
 	backFrame uint64
-	reg     *region  // where the avatar is
-	avatar  sim.EntityID
-	view    replication.View // inputs and what the client holds
-	replies []proto.Message
-	draw    bool
-	rs      resyncState // resync.go
+	reg       *region // where the avatar is
+	avatar    sim.EntityID
+	view      replication.View // inputs and what the client holds
+	replies   []proto.Message
+	draw      bool
+	rs        resyncState // resync.go
 	// Rate limits: xdump requests (dump.go) and inputs (drain).
 	dumpBucket  tokenBucket
 	dumpRefused int    // xdump requests refused since the last one taken
