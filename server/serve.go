@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -48,6 +49,8 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	wasmDir := fl.String("wasm-dir", "web", "`directory` of viewer.wasm and wasm_exec.js (make wasm)")
 	everyFrame := fl.Bool("every-frame-updates", false, "send moving entities' locomotion every frame instead of when clients' walked copies stray")
 	verbose := fl.Bool("v", false, "log debug messages")
+	worldDir := fl.String("world", "", "load the world from the .config files of `directory` instead of the embedded one")
+	watch := fl.Bool("watch", false, "with -world: apply a saved file of the directory through the live-edit path (errors at file:line in the log and the deity's page; nothing half applied)")
 	openLogin := fl.Bool("open-login", false, "let any login take a name and its avatar without the account's secret (local debugging only)")
 	if status, ok := fl.Parse(args); !ok {
 		return status
@@ -61,6 +64,10 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	for _, name := range onCommandLine {
 		env := "TWINFRAME_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 		fmt.Fprintf(stderr, "server: warning: -%s is visible to every user of this machine in the process list; set %s instead\n", name, env)
+	}
+	if *watch && *worldDir == "" {
+		fmt.Fprintln(stderr, "server: -watch needs -world DIR")
+		return 2
 	}
 	if *token == "" {
 		*token = os.Getenv("TWINFRAME_DEITY_TOKEN")
@@ -92,7 +99,11 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 		return exitStatus(err)
 	}
 	defer st.Close()
-	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: *seed, DeityToken: *token,
+	var files fs.FS // the embedded world
+	if *worldDir != "" {
+		files = os.DirFS(*worldDir)
+	}
+	srv, err := gameserver.New(gameserver.Config{Store: st, Files: files, Seed: *seed, DeityToken: *token,
 		OriginPatterns: splitList(*origins), SaveEvery: *saveEvery, EveryFrameUpdates: *everyFrame, Logger: log,
 		MaxPlayers: *maxPlayers, IdleTimeout: *idle, AllowHosts: allowHosts, MaxConns: *maxConns,
 		MaxConnsPerAddr: *maxPerAddr, MetricsToken: *metricsToken, OpenLogin: *openLogin, Workers: *workers})
@@ -112,6 +123,13 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	go func() { httpDone <- hs.Serve(ln) }()
 	// The URL is a promise that the server answers: print it once the loop runs.
 	<-srv.Started()
+	if *watch {
+		go func() {
+			if err := srv.WatchWorld(ctx, *worldDir, gameserver.DefaultWatchPeriod); err != nil {
+				log.Error("world directory: no longer watched", "dir", *worldDir, "err", err)
+			}
+		}()
+	}
 	fmt.Fprintf(stdout, "twinframe: serving http://%s/\n", ln.Addr())
 	if generated {
 		fmt.Fprintf(stdout, "twinframe: deity token %s\n", *token)
