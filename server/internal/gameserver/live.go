@@ -37,6 +37,18 @@ func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
 		}
 	case pb.DebugOp_DEBUG_OP_REGIONS:
 		c.replies = append(c.replies, s.regionList())
+	case pb.DebugOp_DEBUG_OP_SPAWN:
+		id, err := s.spawn(m)
+		if err != nil {
+			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "spawn: " + err.Error()})
+			return
+		}
+		s.log.Info("deity spawned", "session", c.id, "entity", id, "prototype", m.GetPrototype(), "region", m.GetRegion())
+	case pb.DebugOp_DEBUG_OP_KILL:
+		if err := s.kill(m); err != nil {
+			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "kill: " + err.Error()})
+			return
+		}
 	default:
 		c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
 			Text: "unknown debug op " + m.GetOp().String()})
