@@ -249,9 +249,10 @@ func publish(v *scene.View) func() {
 		}
 		return ""
 	})
-	// The deity tools (docs/ARCHITECTURE.md §7): each returns "" once sent, or why
-	// it was refused (no deity token, not connected, the sandbox). The server's
-	// answer arrives in deityReplies / deityReply / deityReplyError.
+	// The deity tools (the debug commands and live edit of docs/ARCHITECTURE.md
+	// §5): each returns "" once sent, or why it was refused (no deity token, not
+	// connected, the sandbox). The server's answer arrives in deityReplies,
+	// deityReply and deityReplyError.
 	deity := func(op scene.DeityOp) any {
 		if err := v.Deity(op); err != nil {
 			return err.Error()

@@ -13,10 +13,10 @@ import (
 	"github.com/twinframe/twinframe/shared/xdump"
 )
 
-// The deity tools (docs/ARCHITECTURE.md §7): teleport, spawn, kill, edit a
-// table, pause and step the server. They need the deity token; without it they
-// are refused here, before anything is sent, since the server disconnects a
-// player who sends a deity message.
+// The deity tools (the debug commands and live edit of docs/ARCHITECTURE.md
+// §5): teleport, spawn, kill, edit a table, pause and step the server. They
+// need the deity token; without it they are refused here, before anything is
+// sent, since the server disconnects a player who sends a deity message.
 var (
 	// ErrNotDeity is why a deity tool is refused to a page without the token.
 	ErrNotDeity = errors.New("deity tools need the deity token: open the page with #token=TOKEN (serve prints it)")
