@@ -2,6 +2,7 @@ package gameserver
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -23,9 +24,13 @@ func click(t *testing.T, b *webtest.Tab, id string) {
 // page spawns an entity beside its avatar and kills it, teleports its avatar,
 // pauses, steps and resumes the server, and edits a table row: a bad edit is
 // refused at its line, which the editor selects, and a good one comes back in
-// the tables the server sends.
+// the tables the server sends. The server runs a watched world directory: a
+// saved file that does not load is shown in the page at its file and line,
+// one that does is shown applied.
 func TestBrowserDeityTools(t *testing.T) {
-	page := servePage(t)
+	dir, orig := worldDir(t)
+	s, page := servePageWith(t, func(c *Config) { c.Files = os.DirFS(dir) })
+	watchWorld(t, s.Server, dir)
 	bctx := webtest.StartBrowser(t, 900, 640)
 	connected := `!!(window.twinframe && twinframe.connected && twinframe.avatarId > 0 && twinframe.ticks > 5)`
 	reply := `document.getElementById("d-reply").textContent`
@@ -103,9 +108,9 @@ func TestBrowserDeityTools(t *testing.T) {
 			const ls = ta.value.split("\n"); ls[%v] = ls[%v].replace(%s, %q); ta.value = ls.join("\n"); })()`, line-1, line-1, re, to))
 		click(t, b, "d-apply")
 	}
-	n := webtest.Eval[float64](t, b, "twinframe.deityReplies")
 	edit(`/blackout/`, "blackhole")
-	b.Poll(t, "the refused edit", fmt.Sprintf("twinframe.deityReplies > %v", n), 30*time.Second)
+	// The panel shows the answer at its next refresh, after twinframe has it.
+	b.Poll(t, "the refused edit", reply+`.includes("table edit 1 refused: ")`, 30*time.Second)
 	if got := webtest.Eval[string](t, b, reply); !strings.HasPrefix(got, fmt.Sprintf("line %v, column ", line)) || !strings.Contains(got, "refused") {
 		t.Errorf("bad edit: shown %q, want line %v", got, line)
 	}
@@ -118,6 +123,18 @@ func TestBrowserDeityTools(t *testing.T) {
 	edit(`/blackhole(\s+\S+\s+\S+\s+)6\b/`, "blackout$19")
 	b.Poll(t, "the applied edit", reply+`.includes("applied at frame")`, 30*time.Second)
 	b.Poll(t, "the edited table back from the server", `/^\s*1\s+\S+\s+blackout\s+\S+\s+\S+\s+9\s/m.test(twinframe.tableText("marker"))`, 30*time.Second)
+
+	// The world directory: a bad save is refused at its file and line; a good
+	// one applies, and its markers replace the deity's edit of them.
+	const blackout = " 1 park    blackout      20    160      6"
+	if !strings.Contains(orig["40-marker.config"], blackout) {
+		t.Fatalf("the default markers changed; no %q", blackout)
+	}
+	writeWhole(t, dir, "40-marker.config", strings.Replace(orig["40-marker.config"], blackout, " 1 park    blackout      20    160      x", 1))
+	b.Poll(t, "the world directory's refusal", reply+`.includes("world directory refused: world ") && `+reply+`.includes("40-marker.config:10:41: ")`, 30*time.Second)
+	writeWhole(t, dir, "40-marker.config", strings.Replace(orig["40-marker.config"], blackout, " 1 park    blackout      20    160      7", 1))
+	b.Poll(t, "the world directory applied", reply+`.startsWith("world directory applied at frame ")`, 30*time.Second)
+	b.Poll(t, "the saved markers back from the server", `/^\s*1\s+\S+\s+blackout\s+\S+\s+\S+\s+7\s/m.test(twinframe.tableText("marker"))`, 30*time.Second)
 	b.Screenshot(t, "deity-tools")
 }
 

@@ -45,61 +45,21 @@ func (l *lockedBuffer) String() string {
 // them is dropped, the deity's edit of another table stays.
 func TestWatchWorld(t *testing.T) {
 	checkLeaks(t)
-	dir := t.TempDir()
-	orig := map[string]string{}
-	names, err := fs.Glob(world.DefaultFiles(), "*.config")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range names {
-		b, err := fs.ReadFile(world.DefaultFiles(), n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		orig[n] = string(b)
-		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, orig := worldDir(t)
 	logs := &lockedBuffer{}
 	s := startServer(t, "", func(c *Config) {
 		c.NoPopulation = true
 		c.Files = os.DirFS(dir)
 		c.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	watched := make(chan error, 1)
-	go func() { watched <- s.WatchWorld(ctx, dir, 5*time.Millisecond) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-watched; err != nil {
-			t.Errorf("WatchWorld: %v", err)
-		}
-	})
+	watchWorld(t, s.Server, dir)
 	deity := dial(t, s.url, dialOpt{})
 	deity.login("god", proto.String(testToken))
 	rd := newReceived()
 	for rd.frames < 2 {
 		rd.apply(t, deity.next(wait))
 	}
-	// Every write is whole (a rename, as editors save), so that the watcher
-	// never reads half a file, and gets a later modification time, so that the
-	// watcher rereads the file even on a file system with coarse times.
-	mtime := time.Now()
-	write := func(name, text string) {
-		t.Helper()
-		tmp := filepath.Join(dir, name+".tmp")
-		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		mtime = mtime.Add(time.Second)
-		if err := os.Chtimes(tmp, mtime, mtime); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, text string) { t.Helper(); writeWhole(t, dir, name, text) }
 	answer := func() *pb.NetMessageLiveEditResponse {
 		t.Helper()
 		for {
@@ -235,5 +195,68 @@ func TestWatchWorld(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "world directory applied") {
 		t.Errorf("the log does not say the directory applied:\n%s", logs)
+	}
+}
+
+// worldDir writes the default world's files into a new directory and returns
+// it, with the files' contents by name.
+func worldDir(t *testing.T) (string, map[string]string) {
+	t.Helper()
+	dir := t.TempDir()
+	orig := map[string]string{}
+	names, err := fs.Glob(world.DefaultFiles(), "*.config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		b, err := fs.ReadFile(world.DefaultFiles(), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig[n] = string(b)
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, orig
+}
+
+// watchWorld runs s.WatchWorld on dir, polling every 5 ms, until the test ends.
+func watchWorld(t *testing.T, s *Server, dir string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	watched := make(chan error, 1)
+	go func() { watched <- s.WatchWorld(ctx, dir, 5*time.Millisecond) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-watched; err != nil {
+			t.Errorf("WatchWorld: %v", err)
+		}
+	})
+}
+
+// lastMtime makes every writeWhole's modification time later than the last.
+var (
+	mtimeMu   sync.Mutex
+	lastMtime = time.Now()
+)
+
+// writeWhole saves file name of dir as editors do, whole (a rename), so that
+// the watcher never reads half a file, and with a later modification time, so
+// that the watcher rereads it even on a file system with coarse times.
+func writeWhole(t *testing.T, dir, name, text string) {
+	t.Helper()
+	tmp := filepath.Join(dir, name+".tmp")
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mtimeMu.Lock()
+	lastMtime = lastMtime.Add(time.Second)
+	m := lastMtime
+	mtimeMu.Unlock()
+	if err := os.Chtimes(tmp, m, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
 	}
 }
