@@ -135,6 +135,7 @@ func TestBrowserDeityTools(t *testing.T) {
 	writeWhole(t, dir, "40-marker.config", strings.Replace(orig["40-marker.config"], blackout, " 1 park    blackout      20    160      7", 1))
 	b.Poll(t, "the world directory applied", reply+`.startsWith("world directory applied at frame ")`, 30*time.Second)
 	b.Poll(t, "the saved markers back from the server", `/^\s*1\s+\S+\s+blackout\s+\S+\s+\S+\s+7\s/m.test(twinframe.tableText("marker"))`, 30*time.Second)
+	webtest.Eval[any](t, b, `document.getElementById("deity").scrollIntoView()`)
 	b.Screenshot(t, "deity-tools")
 }
 
