@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -49,6 +50,8 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	wasmDir := fl.String("wasm-dir", "web", "`directory` of viewer.wasm and wasm_exec.js (make wasm)")
 	everyFrame := fl.Bool("every-frame-updates", false, "send moving entities' locomotion every frame instead of when clients' walked copies stray")
 	verbose := fl.Bool("v", false, "log debug messages")
+	worldDir := fl.String("world", "", "load the world from the .config files of `directory` instead of the embedded one")
+	watch := fl.Bool("watch", false, "with -world: apply a saved file of the directory through the live-edit path (errors at file:line in the log and the deity's page; nothing half applied)")
 	openLogin := fl.Bool("open-login", false, "let any login take a name and its avatar without the account's secret (local debugging only)")
 	clusterURL := fl.String("cluster", "", "join the cluster of the NATS server(s) at `URL` (nats://HOST:PORT, comma-separated);\n"+
 		"the store must then be shared: -store postgres://... (docs/ARCHITECTURE.md §10)")
@@ -67,6 +70,10 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	for _, name := range onCommandLine {
 		env := "TWINFRAME_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 		fmt.Fprintf(stderr, "server: warning: -%s is visible to every user of this machine in the process list; set %s instead\n", name, env)
+	}
+	if *watch && *worldDir == "" {
+		fmt.Fprintln(stderr, "server: -watch needs -world DIR")
+		return 2
 	}
 	if *token == "" {
 		*token = os.Getenv("TWINFRAME_DEITY_TOKEN")
@@ -103,7 +110,11 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 		return exitStatus(err)
 	}
 	defer st.Close()
-	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: *seed, DeityToken: *token,
+	var files fs.FS // the embedded world
+	if *worldDir != "" {
+		files = os.DirFS(*worldDir)
+	}
+	srv, err := gameserver.New(gameserver.Config{Store: st, Files: files, Seed: *seed, DeityToken: *token,
 		OriginPatterns: splitList(*origins), SaveEvery: *saveEvery, EveryFrameUpdates: *everyFrame, Logger: log,
 		MaxPlayers: *maxPlayers, IdleTimeout: *idle, AllowHosts: allowHosts, MaxConns: *maxConns,
 		MaxConnsPerAddr: *maxPerAddr, MetricsToken: *metricsToken, OpenLogin: *openLogin, Workers: *workers,
@@ -126,6 +137,13 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	<-srv.Started()
 	if clusterCfg != nil {
 		fmt.Fprintf(stdout, "twinframe: node %s of the cluster at %s\n", clusterCfg.Node, clusterCfg.URL)
+	}
+	if *watch {
+		go func() {
+			if err := srv.WatchWorld(ctx, *worldDir, gameserver.DefaultWatchPeriod); err != nil {
+				log.Error("world directory: no longer watched", "dir", *worldDir, "err", err)
+			}
+		}()
 	}
 	fmt.Fprintf(stdout, "twinframe: serving http://%s/\n", ln.Addr())
 	if generated {

@@ -41,13 +41,24 @@
 //	           recording: the sandbox's, or the networked session's), select(id),
 //	           follow(on), inspect() → [{name, value}], log(n) → [{frame, text}],
 //	           worldToScreen(x, y) / screenToWorld(x, y) → {x, y},
-//	           setNetwork({latency, jitter (ms), bandwidth (bytes/s), loss (%)}) → "" or why not
+//	           setNetwork({latency, jitter (ms), bandwidth (bytes/s), loss (%)}) → "" or why not,
+//	           entityList() → [{id, prototype, x, y, own}] (the entities shown)
 //	timeline   timeline({entity, kinds, limit}) → [{index, frame, kind, a, b, point,
 //	           normal, value, origin, repeat}] (kinds: collide, overlap-begin,
 //	           overlap-end, power, correction, region, repeat; origin: local, server,
 //	           client), selectRow(index) → the row (null: none; seeks to its frame,
 //	           pausing, and selects its entities), selection() → {row, entities,
 //	           contact [{name, value}], error}
+//	deity      deity (the page has the deity token); the tools, each → "" once sent or
+//	           why refused (no token, not connected, the sandbox): teleport(player,
+//	           region, marker), spawn(prototype, x, y) (in the region shown),
+//	           kill(id), serverPause(), serverStep(), serverResume(),
+//	           editTable(records) (a live edit: a table the records hold replaces
+//	           it whole); tableText(name) → the table's .config text as the server
+//	           sent it (null: not an editable table), editableTables (names); the
+//	           server's newest answer: deityReplies (count), deityReply (text, e.g.
+//	           "table edit 2 refused: zz-live-0002.config:10:41: ..." or "world
+//	           directory applied at frame F"), deityReplyError
 //
 // Platform code sits behind three untagged functions (pageMode, publish, fail) with
 // *_js.go and *_notjs.go implementations; the native build opens a window instead, which

@@ -253,6 +253,52 @@ func publish(v *scene.View) func() {
 		return ""
 	})
 	publishTimeline(v, fn)
+	// The deity tools (the debug commands and live edit of docs/ARCHITECTURE.md
+	// §5): each returns "" once sent, or why it was refused (no deity token, not
+	// connected, the sandbox). The server's answer arrives in deityReplies,
+	// deityReply and deityReplyError.
+	deity := func(op scene.DeityOp) any {
+		if err := v.Deity(op); err != nil {
+			return err.Error()
+		}
+		return ""
+	}
+	fn("teleport", func(a []js.Value) any {
+		return deity(scene.DeityOp{Kind: scene.DeityTeleport, Player: str(a, 0), Region: int32(num(a, 1)), Marker: int32(num(a, 2))})
+	})
+	fn("spawn", func(a []js.Value) any {
+		return deity(scene.DeityOp{Kind: scene.DeitySpawn, Prototype: int32(num(a, 0)), Point: mgl32.Vec2{num(a, 1), num(a, 2)}})
+	})
+	fn("kill", func(a []js.Value) any {
+		id := 0.0
+		if len(a) > 0 && a[0].Type() == js.TypeNumber {
+			id = a[0].Float() // entity ids pass 2^24: not through num's float32
+		}
+		return deity(scene.DeityOp{Kind: scene.DeityKill, Entity: uint64(max(id, 0))})
+	})
+	fn("editTable", func(a []js.Value) any { return deity(scene.DeityOp{Kind: scene.DeityEdit, Records: str(a, 0)}) })
+	fn("serverPause", func([]js.Value) any { return deity(scene.DeityOp{Kind: scene.DeityPause}) })
+	fn("serverStep", func([]js.Value) any { return deity(scene.DeityOp{Kind: scene.DeityStep}) })
+	fn("serverResume", func([]js.Value) any { return deity(scene.DeityOp{Kind: scene.DeityResume}) })
+	fn("tableText", func(a []js.Value) any {
+		text, err := v.TableText(str(a, 0))
+		if err != nil {
+			return warn(err)
+		}
+		return text
+	})
+	fn("entityList", func([]js.Value) any {
+		out := []any{}
+		for _, e := range v.Entities() {
+			out = append(out, map[string]any{"id": float64(e.ID), "prototype": e.Prototype, "x": e.X, "y": e.Y, "own": e.Own})
+		}
+		return out
+	})
+	tables := []any{}
+	for _, t := range scene.EditableTables() {
+		tables = append(tables, t)
+	}
+	tf.Set("editableTables", tables)
 	names := []any{}
 	for _, o := range scene.AllOverlays() {
 		names = append(names, o.Name())

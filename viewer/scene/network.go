@@ -56,6 +56,7 @@ type network struct {
 	tl      timeline
 	// corrected is the server frame of the last correction in the timeline.
 	corrected uint64
+	deity   deityReplies
 
 	now     time.Duration
 	views   []replica.View // the live entities as the client shows them
@@ -102,6 +103,7 @@ func (n *network) Update(now time.Duration) error {
 	if n.conn.c == nil || n.conn.lost(now, n.st.ServerFrame) {
 		n.st.Connected, n.st.Error = false, n.conn.lastErr
 		n.st = n.rec.status(n.st)
+		n.deity.report(&n.st, n.conn.deity())
 		return nil
 	}
 	c := n.conn.c
@@ -156,6 +158,7 @@ func (n *network) Update(now time.Duration) error {
 	n.net.report(&n.st)
 	n.rec.report(&n.st, &n.log)
 	n.st = n.rec.status(n.st)
+	n.deity.report(&n.st, n.conn.deity())
 	n.graphs.traffic(now, c)
 	return nil
 }
@@ -184,6 +187,10 @@ func (n *network) withReplica(fn func(r *replica.Replica)) {
 // onMessage runs on the client's reader goroutine.
 func (n *network) onMessage(m proto.Message) {
 	n.rec.record(m)
+	if text, ok := n.deity.answer(m); ok {
+		n.inbox.addError("deity: " + text)
+		return
+	}
 	switch m := m.(type) {
 	case *pb.NetMessageDebugDraw:
 		n.inbox.setDraw(m)

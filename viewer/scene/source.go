@@ -75,6 +75,15 @@ type Status struct {
 	NetJitterMS  float32 `json:"netJitter"`
 	NetBandwidth int     `json:"netBandwidth"` // bytes per second (0: unlimited)
 	NetLossPct   float32 `json:"netLoss"`      // percentage of TCP segments lost (netsim.Conditions.Loss)
+
+	// The deity tools (deity.go): whether the page has the deity token, and the
+	// server's newest answer to them (a table edit applied or refused at its
+	// line, the world directory's, a refused command), counted so that a caller
+	// sees a new one.
+	Deity           bool   `json:"deity"`
+	DeityReplies    int    `json:"deityReplies"`
+	DeityReply      string `json:"deityReply"`
+	DeityReplyError bool   `json:"deityReplyError"`
 }
 
 // CommandKind says what a Command asks.

@@ -60,6 +60,14 @@ func TestBrowserAgainstServer(t *testing.T) {
 // page's URL (closed when the test ends).
 func servePage(t *testing.T) string {
 	t.Helper()
+	_, url := servePageWith(t, nil)
+	return url
+}
+
+// servePageWith is servePage with the server's configuration adjusted by mod;
+// it returns the server too.
+func servePageWith(t *testing.T, mod func(*Config)) (*testServer, string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: browser test; make test runs it")
 	}
@@ -67,8 +75,8 @@ func servePage(t *testing.T) string {
 		testenv.Missing(t, "browser test: %s not found (make setup installs chromium)", webtest.ChromiumPath)
 	}
 	dir := webtest.BuildWasm(t, "../../../wasm")
-	s := startServer(t, "", nil)
+	s := startServer(t, "", mod)
 	page := httptest.NewServer(s.Handler(web.Handler(web.Options{WasmDir: dir})))
 	t.Cleanup(page.Close)
-	return page.URL
+	return s, page.URL
 }

@@ -37,6 +37,18 @@ func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
 		}
 	case pb.DebugOp_DEBUG_OP_REGIONS:
 		c.replies = append(c.replies, s.regionList())
+	case pb.DebugOp_DEBUG_OP_SPAWN:
+		id, err := s.spawn(m)
+		if err != nil {
+			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "spawn: " + err.Error()})
+			return
+		}
+		s.log.Info("deity spawned", "session", c.id, "entity", id, "prototype", m.GetPrototype(), "region", m.GetRegion())
+	case pb.DebugOp_DEBUG_OP_KILL:
+		if err := s.kill(m); err != nil {
+			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "kill: " + err.Error()})
+			return
+		}
 	default:
 		c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
 			Text: "unknown debug op " + m.GetOp().String()})
@@ -60,25 +72,15 @@ func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
 func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMessageLiveEditResponse {
 	resp := &pb.NetMessageLiveEditResponse{RequestId: m.GetRequestId(), Frame: s.frameNumber()}
 	name := fmt.Sprintf("zz-live-%04d.config", s.edits+1)
-	// Game-state tables are computed by the simulation, not loaded: refuse them
-	// rather than have the load ignore them.
-	data, err := s.world.Registry().Parse(name, []byte(m.GetRecords()), xdump.Viewer{Deity: true})
+	names, err := configTables(s.world.Registry(), name, m.GetRecords())
 	if err != nil {
 		resp.Error = err.Error()
 		return resp
 	}
 	edited := slices.Clone(s.edited)
-	for _, d := range data {
-		if d.Name == "entity" || d.Name == "lost" {
-			line := 0
-			if len(d.Lines) > 0 {
-				line = d.Lines[0]
-			}
-			resp.Error = fmt.Sprintf("%s:%d: live edit of the game-state table %q is not supported yet", name, line, d.Name)
-			return resp
-		}
-		if !d.Meta && !slices.Contains(edited, d.Name) {
-			edited = append(edited, d.Name)
+	for _, n := range names {
+		if !slices.Contains(edited, n) {
+			edited = append(edited, n)
 		}
 	}
 	// The edit as a file after the current tables: its errors name its lines.
@@ -94,64 +96,99 @@ func (s *Server) liveEdit(c *session, m *pb.NetMessageLiveEditRequest) *pb.NetMe
 		resp.Error = "live edit: " + err.Error()
 		return resp
 	}
-	files := append(slices.Clone(s.baseTables), live)
+	if err := s.install(slices.Clone(s.baseTables), live, edited); err != nil {
+		resp.Error = "live edit: " + err.Error()
+		return resp
+	}
+	s.edits++
+	s.log.Info("live edit applied", "session", c.id, "file", name, "frame", resp.Frame)
+	return resp
+}
+
+// install makes the starting files base followed by live (nil: no table edited
+// since) the tables the server runs and clients load, with edited the tables
+// live holds. Nothing changes unless every check passes: the tables fit a
+// region change, they load, the regions stay the same set, and every region's
+// game continues from a snapshot of its state in the new world. Every client is
+// then sent the new region change, followed by its entities again.
+func (s *Server) install(base []*pb.NetStructConfigFile, live *pb.NetStructConfigFile, edited []string) error {
+	files := slices.Clone(base)
+	if live != nil {
+		files = append(files, live)
+	}
 	rc := &pb.NetMessageRegionChange{RegionId: s.regions[0].id, Tables: files, TablesHash: make([]byte, 32), ServerFrame: s.frameNumber()}
 	if n := proto.Size(rc); n > s.maxTables {
-		resp.Error = fmt.Sprintf("live edit: refused, nothing applied: the tables would take %d bytes, over the %d bytes a region change may carry", n, s.maxTables)
-		return resp
+		return fmt.Errorf("refused, nothing applied: the tables would take %d bytes, over the %d bytes a region change may carry", n, s.maxTables)
 	}
 	// What the server runs is what clients load: the starting files and the
 	// edited tables as they now are.
-	if w, err = world.Load(filesFS(files)); err != nil {
-		resp.Error = "live edit: the merged tables do not load: " + err.Error()
-		return resp
+	w, err := world.Load(filesFS(files))
+	if err != nil {
+		return fmt.Errorf("the merged tables do not load: %w", err)
 	}
 	// Every region's game continues from a snapshot in the new world. The set of
 	// regions must stay: a region's game cannot appear or vanish under its players.
 	if len(w.Regions) != len(s.regions) {
-		resp.Error = fmt.Sprintf("live edit: refused, nothing applied: the world would have %d regions, not %d (regions change at a restart)", len(w.Regions), len(s.regions))
-		return resp
+		return fmt.Errorf("refused, nothing applied: the world would have %d regions, not %d (regions change at a restart)", len(w.Regions), len(s.regions))
 	}
 	games := make([]*sim.Game, len(s.regions))
 	for i, r := range s.regions {
 		if w.Regions[i].ID != r.id {
-			resp.Error = fmt.Sprintf("live edit: refused, nothing applied: region %d (%s) is gone", r.id, r.name)
-			return resp
+			return fmt.Errorf("refused, nothing applied: region %d (%s) is gone", r.id, r.name)
 		}
 		snap, err := r.game.Snapshot()
 		if err != nil {
-			resp.Error = "live edit: snapshot: " + err.Error()
-			return resp
+			return fmt.Errorf("snapshot: %w", err)
 		}
 		games[i], err = sim.Restore(w, snap, &sim.Options{Region: r.id, Seed: sim.RegionSeed(s.cfg.Seed, r.id), NoPopulation: s.cfg.NoPopulation})
 		if err != nil {
-			resp.Error = fmt.Sprintf("live edit: region %s does not fit the edited world: %v", r.name, err)
-			return resp
+			return fmt.Errorf("region %s does not fit the edited world: %w", r.name, err)
 		}
 	}
 	repls := make([]*replication.Replicator, len(games))
 	for i, g := range games {
 		if repls[i], err = s.newReplicator(g); err != nil {
-			resp.Error = "live edit: " + err.Error()
-			return resp
+			return err
 		}
 	}
-	s.edits++
-	s.world, s.tables, s.edited = w, files, edited
+	s.world, s.tables, s.baseTables, s.edited = w, files, base, edited
 	for i, r := range s.regions {
 		r.game, r.repl, r.name = games[i], repls[i], w.Regions[i].Name
 	}
 	sum := protocol.HashConfigFiles(files)
 	s.hash = sum[:]
-	f := s.frameNumber()
 	for _, o := range s.sessions {
 		if o.joined && o.reg != nil {
 			o.reg.repl.Attach(&o.view) // holds nothing of the new game yet
 			o.replies = append(o.replies, s.regionChange(o.reg))
 		}
 	}
-	s.log.Info("live edit applied", "session", c.id, "file", name, "frame", f)
-	return resp
+	return nil
+}
+
+// configTables returns the tables that configuration file name (text) holds,
+// parsed with reg. Game-state tables are computed by the simulation, not
+// loaded: a file holding one is refused at its line rather than have the load
+// ignore it.
+func configTables(reg *xdump.Registry, name, text string) ([]string, error) {
+	data, err := reg.Parse(name, []byte(text), xdump.Viewer{Deity: true})
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, d := range data {
+		if d.Name == "entity" || d.Name == "lost" {
+			line := 0
+			if len(d.Lines) > 0 {
+				line = d.Lines[0]
+			}
+			return nil, fmt.Errorf("%s:%d: live edit of the game-state table %q is not supported yet", name, line, d.Name)
+		}
+		if !d.Meta && !slices.Contains(names, d.Name) {
+			names = append(names, d.Name)
+		}
+	}
+	return names, nil
 }
 
 // maxRegionChange caps the tables a live edit may leave: a region change

@@ -308,6 +308,8 @@ const (
 	DebugOp_DEBUG_OP_DRAW_OFF DebugOp = 5
 	DebugOp_DEBUG_OP_TELEPORT DebugOp = 6 // move the avatar of `player` to `marker` of region `region`
 	DebugOp_DEBUG_OP_REGIONS  DebugOp = 7 // answer with a NetMessageRegionList
+	DebugOp_DEBUG_OP_SPAWN    DebugOp = 8 // create an entity of `prototype` in region `region` at `position` (x, y)
+	DebugOp_DEBUG_OP_KILL     DebugOp = 9 // destroy `entity` (not a player's avatar)
 )
 
 // Enum value maps for DebugOp.
@@ -321,6 +323,8 @@ var (
 		5: "DEBUG_OP_DRAW_OFF",
 		6: "DEBUG_OP_TELEPORT",
 		7: "DEBUG_OP_REGIONS",
+		8: "DEBUG_OP_SPAWN",
+		9: "DEBUG_OP_KILL",
 	}
 	DebugOp_value = map[string]int32{
 		"DEBUG_OP_NONE":     0,
@@ -331,6 +335,8 @@ var (
 		"DEBUG_OP_DRAW_OFF": 5,
 		"DEBUG_OP_TELEPORT": 6,
 		"DEBUG_OP_REGIONS":  7,
+		"DEBUG_OP_SPAWN":    8,
+		"DEBUG_OP_KILL":     9,
 	}
 )
 
@@ -1346,14 +1352,18 @@ func (x *NetMessageLiveEditRequest) GetRecords() string {
 	return ""
 }
 
-// Deity: pause, step, resume, debug-draw on/off.
+// Deity: pause, step, resume, debug-draw on/off, teleport, region list, spawn,
+// kill. A command refused is answered with a NetMessageError (not fatal).
 type NetMessageDebugCommand struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Op            DebugOp                `protobuf:"varint,1,opt,name=op,proto3,enum=twinframe.protocol.DebugOp" json:"op,omitempty"`
-	Frames        uint32                 `protobuf:"varint,2,opt,name=frames,proto3" json:"frames,omitempty"` // DEBUG_OP_STEP only
-	Player        string                 `protobuf:"bytes,3,opt,name=player,proto3" json:"player,omitempty"`  // DEBUG_OP_TELEPORT: the player's name
-	Region        int32                  `protobuf:"varint,4,opt,name=region,proto3" json:"region,omitempty"` // DEBUG_OP_TELEPORT: the target region's id
-	Marker        int32                  `protobuf:"varint,5,opt,name=marker,proto3" json:"marker,omitempty"` // DEBUG_OP_TELEPORT: a marker of the target region (arrival or spawn)
+	Frames        uint32                 `protobuf:"varint,2,opt,name=frames,proto3" json:"frames,omitempty"`       // DEBUG_OP_STEP only
+	Player        string                 `protobuf:"bytes,3,opt,name=player,proto3" json:"player,omitempty"`        // DEBUG_OP_TELEPORT: the player's name
+	Region        int32                  `protobuf:"varint,4,opt,name=region,proto3" json:"region,omitempty"`       // DEBUG_OP_TELEPORT: the target region's id
+	Marker        int32                  `protobuf:"varint,5,opt,name=marker,proto3" json:"marker,omitempty"`       // DEBUG_OP_TELEPORT: a marker of the target region (arrival or spawn)
+	Prototype     int32                  `protobuf:"varint,6,opt,name=prototype,proto3" json:"prototype,omitempty"` // DEBUG_OP_SPAWN: the prototype's id
+	Position      *NetStructPoint3       `protobuf:"bytes,7,opt,name=position,proto3" json:"position,omitempty"`    // DEBUG_OP_SPAWN: where (x, y), moved to the nearest free spot within 8 m
+	Entity        uint64                 `protobuf:"varint,8,opt,name=entity,proto3" json:"entity,omitempty"`       // DEBUG_OP_KILL: the entity's id
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1419,6 +1429,27 @@ func (x *NetMessageDebugCommand) GetRegion() int32 {
 func (x *NetMessageDebugCommand) GetMarker() int32 {
 	if x != nil {
 		return x.Marker
+	}
+	return 0
+}
+
+func (x *NetMessageDebugCommand) GetPrototype() int32 {
+	if x != nil {
+		return x.Prototype
+	}
+	return 0
+}
+
+func (x *NetMessageDebugCommand) GetPosition() *NetStructPoint3 {
+	if x != nil {
+		return x.Position
+	}
+	return nil
+}
+
+func (x *NetMessageDebugCommand) GetEntity() uint64 {
+	if x != nil {
+		return x.Entity
 	}
 	return 0
 }
@@ -2025,7 +2056,9 @@ func (x *NetMessageXDumpResponse) GetError() string {
 }
 
 // The answer to NetMessageLiveEditRequest: applied at frame, or the exact
-// error line.
+// error line. With requestId 0 it answers no request: a server watching its
+// world directory (serve -world DIR -watch) tells every deity so whether a
+// saved version of the directory applied, or why not (file:line).
 type NetMessageLiveEditResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	RequestId     uint32                 `protobuf:"varint,1,opt,name=requestId,proto3" json:"requestId,omitempty"`
@@ -2608,13 +2641,16 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\acommand\x18\x02 \x01(\tR\acommand\"S\n" +
 	"\x19NetMessageLiveEditRequest\x12\x1c\n" +
 	"\trequestId\x18\x01 \x01(\rR\trequestId\x12\x18\n" +
-	"\arecords\x18\x02 \x01(\tR\arecords\"\xa5\x01\n" +
+	"\arecords\x18\x02 \x01(\tR\arecords\"\x9c\x02\n" +
 	"\x16NetMessageDebugCommand\x12+\n" +
 	"\x02op\x18\x01 \x01(\x0e2\x1b.twinframe.protocol.DebugOpR\x02op\x12\x16\n" +
 	"\x06frames\x18\x02 \x01(\rR\x06frames\x12\x16\n" +
 	"\x06player\x18\x03 \x01(\tR\x06player\x12\x16\n" +
 	"\x06region\x18\x04 \x01(\x05R\x06region\x12\x16\n" +
-	"\x06marker\x18\x05 \x01(\x05R\x06marker\"\x8d\x01\n" +
+	"\x06marker\x18\x05 \x01(\x05R\x06marker\x12\x1c\n" +
+	"\tprototype\x18\x06 \x01(\x05R\tprototype\x12?\n" +
+	"\bposition\x18\a \x01(\v2#.twinframe.protocol.NetStructPoint3R\bposition\x12\x16\n" +
+	"\x06entity\x18\b \x01(\x04R\x06entity\"\x8d\x01\n" +
 	"\x17NetMessageResyncRequest\x128\n" +
 	"\x06reason\x18\x01 \x01(\x0e2 .twinframe.protocol.ResyncReasonR\x06reason\x12\x16\n" +
 	"\x06detail\x18\x02 \x01(\tR\x06detail\x12 \n" +
@@ -2730,7 +2766,7 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x18DEBUG_EVENT_KIND_COLLIDE\x10\x01\x12\"\n" +
 	"\x1eDEBUG_EVENT_KIND_OVERLAP_BEGIN\x10\x02\x12 \n" +
 	"\x1cDEBUG_EVENT_KIND_OVERLAP_END\x10\x03\x12\x1a\n" +
-	"\x16DEBUG_EVENT_KIND_POWER\x10\x04*\xb2\x01\n" +
+	"\x16DEBUG_EVENT_KIND_POWER\x10\x04*\xd9\x01\n" +
 	"\aDebugOp\x12\x11\n" +
 	"\rDEBUG_OP_NONE\x10\x00\x12\x12\n" +
 	"\x0eDEBUG_OP_PAUSE\x10\x01\x12\x11\n" +
@@ -2739,7 +2775,9 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x10DEBUG_OP_DRAW_ON\x10\x04\x12\x15\n" +
 	"\x11DEBUG_OP_DRAW_OFF\x10\x05\x12\x15\n" +
 	"\x11DEBUG_OP_TELEPORT\x10\x06\x12\x14\n" +
-	"\x10DEBUG_OP_REGIONS\x10\aB3Z1github.com/twinframe/twinframe/shared/protocol/pbb\x06proto3"
+	"\x10DEBUG_OP_REGIONS\x10\a\x12\x12\n" +
+	"\x0eDEBUG_OP_SPAWN\x10\b\x12\x11\n" +
+	"\rDEBUG_OP_KILL\x10\tB3Z1github.com/twinframe/twinframe/shared/protocol/pbb\x06proto3"
 
 var (
 	file_shared_protocol_pb_twinframe_proto_rawDescOnce sync.Once
@@ -2800,24 +2838,25 @@ var file_shared_protocol_pb_twinframe_proto_depIdxs = []int32{
 	5,  // 1: twinframe.protocol.NetMessageMoveTo.target:type_name -> twinframe.protocol.NetStructPoint3
 	5,  // 2: twinframe.protocol.NetMessageFire.target:type_name -> twinframe.protocol.NetStructPoint3
 	4,  // 3: twinframe.protocol.NetMessageDebugCommand.op:type_name -> twinframe.protocol.DebugOp
-	2,  // 4: twinframe.protocol.NetMessageResyncRequest.reason:type_name -> twinframe.protocol.ResyncReason
-	0,  // 5: twinframe.protocol.NetMessageLoginResult.role:type_name -> twinframe.protocol.Role
-	1,  // 6: twinframe.protocol.NetMessageLoginResult.errorCode:type_name -> twinframe.protocol.ErrorCode
-	6,  // 7: twinframe.protocol.NetMessageRegionChange.tables:type_name -> twinframe.protocol.NetStructConfigFile
-	7,  // 8: twinframe.protocol.NetMessageDebugDraw.segments:type_name -> twinframe.protocol.NetStructDebugSegment
-	8,  // 9: twinframe.protocol.NetMessageDebugDraw.circles:type_name -> twinframe.protocol.NetStructDebugCircle
-	9,  // 10: twinframe.protocol.NetMessageDebugDraw.points:type_name -> twinframe.protocol.NetStructDebugPoint
-	10, // 11: twinframe.protocol.NetMessageDebugDraw.polygons:type_name -> twinframe.protocol.NetStructDebugPolygon
-	11, // 12: twinframe.protocol.NetMessageDebugDraw.texts:type_name -> twinframe.protocol.NetStructDebugText
-	12, // 13: twinframe.protocol.NetMessageDebugDraw.events:type_name -> twinframe.protocol.NetStructDebugEvent
-	34, // 14: twinframe.protocol.NetMessageServerFrameStats.regions:type_name -> twinframe.protocol.NetStructRegionTiming
-	36, // 15: twinframe.protocol.NetMessageRegionList.regions:type_name -> twinframe.protocol.NetStructRegionInfo
-	1,  // 16: twinframe.protocol.NetMessageError.code:type_name -> twinframe.protocol.ErrorCode
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	5,  // 4: twinframe.protocol.NetMessageDebugCommand.position:type_name -> twinframe.protocol.NetStructPoint3
+	2,  // 5: twinframe.protocol.NetMessageResyncRequest.reason:type_name -> twinframe.protocol.ResyncReason
+	0,  // 6: twinframe.protocol.NetMessageLoginResult.role:type_name -> twinframe.protocol.Role
+	1,  // 7: twinframe.protocol.NetMessageLoginResult.errorCode:type_name -> twinframe.protocol.ErrorCode
+	6,  // 8: twinframe.protocol.NetMessageRegionChange.tables:type_name -> twinframe.protocol.NetStructConfigFile
+	7,  // 9: twinframe.protocol.NetMessageDebugDraw.segments:type_name -> twinframe.protocol.NetStructDebugSegment
+	8,  // 10: twinframe.protocol.NetMessageDebugDraw.circles:type_name -> twinframe.protocol.NetStructDebugCircle
+	9,  // 11: twinframe.protocol.NetMessageDebugDraw.points:type_name -> twinframe.protocol.NetStructDebugPoint
+	10, // 12: twinframe.protocol.NetMessageDebugDraw.polygons:type_name -> twinframe.protocol.NetStructDebugPolygon
+	11, // 13: twinframe.protocol.NetMessageDebugDraw.texts:type_name -> twinframe.protocol.NetStructDebugText
+	12, // 14: twinframe.protocol.NetMessageDebugDraw.events:type_name -> twinframe.protocol.NetStructDebugEvent
+	34, // 15: twinframe.protocol.NetMessageServerFrameStats.regions:type_name -> twinframe.protocol.NetStructRegionTiming
+	36, // 16: twinframe.protocol.NetMessageRegionList.regions:type_name -> twinframe.protocol.NetStructRegionInfo
+	1,  // 17: twinframe.protocol.NetMessageError.code:type_name -> twinframe.protocol.ErrorCode
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_shared_protocol_pb_twinframe_proto_init() }
