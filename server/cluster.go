@@ -178,7 +178,7 @@ type devNode struct {
 }
 
 // run starts the cluster, waits for a signal and stops it: 0 when everything
-// started and stopped cleanly, 1 otherwise.
+// started, and stopped cleanly when asked, 1 otherwise.
 func (dc *devCluster) run(ctx context.Context, addrs []string) (status int) {
 	defer func() {
 		if err := dc.shutdown(); err != nil {
@@ -338,8 +338,10 @@ func (n *devNode) waitServing(ctx context.Context, deadline time.Time) (string, 
 	}
 }
 
-// watch reports nodes that exit on their own, and returns when a signal comes:
-// 0, or 1 when a node exited or none is left.
+// watch reports nodes that exit on their own, and returns when a signal comes
+// (0), or when no node is left (1). A node that died was reported when it did,
+// and a dev cluster goes on without it: the status then tells only whether the
+// command ended as asked.
 func (dc *devCluster) watch(ctx context.Context) int {
 	exited := make(chan *devNode, len(dc.nodes))
 	for _, n := range dc.nodes {
@@ -351,18 +353,17 @@ func (dc *devCluster) watch(ctx context.Context) int {
 			}
 		}()
 	}
-	status, live := 0, len(dc.nodes)
+	live := len(dc.nodes)
 	for {
 		select {
 		case <-ctx.Done():
-			return status
+			return 0
 		case n := <-exited:
 			<-n.copied
 			dc.stderr.printf("server: cluster: %s exited unexpectedly: %s; the other nodes go on\n", n.name, exitDescription(n.p.Err()))
-			status = 1
 			if live--; live == 0 {
 				dc.stderr.printf("server: cluster: no node left; stopping\n")
-				return status
+				return 1
 			}
 		}
 	}
