@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,7 +41,8 @@ const (
 // removes the temp dirs. Every child gets a parent-death signal, so a kill -9 of
 // this process leaves no process behind either; it runs in a process group of its
 // own, so a Ctrl-C at the terminal reaches this process only, which stops the
-// nodes while the services they save to still run.
+// nodes while the services they save to still run. The temp dirs of a killed
+// command are removed by the next one (removeStale).
 func clusterCommand(args []string, stdout, stderr io.Writer) int {
 	fl := cli.New("cluster", stderr)
 	fl.Prefix = "server: cluster: "
@@ -162,7 +164,7 @@ type devCluster struct {
 	prefer         string
 	stdout, stderr *lineWriter
 
-	dir   string // temp dir: nats-server's store and log
+	dir   string // temp dir: see clusterDirPrefix
 	nats  *devproc.NATS
 	pg    *devproc.Postgres
 	nodes []*devNode
@@ -210,9 +212,19 @@ func (dc *devCluster) run(ctx context.Context, addrs []string) (status int) {
 // start starts NATS, PostgreSQL and the nodes, and returns the nodes' URLs once
 // every one answers /healthz.
 func (dc *devCluster) start(ctx context.Context, addrs []string) ([]string, error) {
+	dc.removeStale()
 	var err error
-	if dc.dir, err = os.MkdirTemp("", "twinframe-cluster-"); err != nil {
+	if dc.dir, err = os.MkdirTemp("", clusterDirPrefix); err != nil {
 		return nil, err
+	}
+	// As root, PostgreSQL runs as the postgres user, who must reach its dir in here.
+	if err := os.Chmod(dc.dir, 0o711); err != nil {
+		return nil, err
+	}
+	if id, ok := devproc.Identity(os.Getpid()); ok {
+		if err := os.WriteFile(filepath.Join(dc.dir, ownerFile), []byte(id+"\n"), 0o644); err != nil {
+			return nil, err
+		}
 	}
 	bin, err := devproc.BuildNATS("")
 	if err != nil {
@@ -221,7 +233,7 @@ func (dc *devCluster) start(ctx context.Context, addrs []string) ([]string, erro
 	if dc.nats, err = devproc.StartNATS(bin, dc.dir); err != nil {
 		return nil, err
 	}
-	if dc.pg, err = devproc.StartPostgres(); err != nil {
+	if dc.pg, err = devproc.StartPostgresIn(dc.dir); err != nil {
 		return nil, err
 	}
 	dsn, err := dc.pg.CreateDatabase(ctx, "twinframe")
@@ -243,6 +255,33 @@ func (dc *devCluster) start(ctx context.Context, addrs []string) ([]string, erro
 		}
 	}
 	return urls, nil
+}
+
+// The dev cluster's temp dir (os.TempDir()/twinframe-cluster-*) holds NATS's
+// store and log, PostgreSQL's dir and ownerFile: the process identity
+// (devproc.Identity) of the command that made it.
+const (
+	clusterDirPrefix = "twinframe-cluster-"
+	ownerFile        = "owner"
+)
+
+// removeStale removes the temp dirs of dev clusters whose command no longer runs:
+// a command killed with SIGKILL takes its processes with it (parent-death
+// signals) but cannot remove its dir. A dir without an owner file is being made,
+// or was made where processes have no identity: it is left alone.
+func (dc *devCluster) removeStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), clusterDirPrefix+"*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, ownerFile))
+		if err != nil || devproc.Running(strings.TrimSpace(string(b))) {
+			continue
+		}
+		if err := os.RemoveAll(d); err != nil {
+			dc.stderr.printf("server: cluster: %v\n", err)
+			continue
+		}
+		dc.stdout.printf("twinframe: removed %s, left by a dev cluster that was killed\n", d)
+	}
 }
 
 // startNode starts one node, its output copied to this command's, each line

@@ -238,8 +238,9 @@ func regionNodes(t *testing.T, url, token string) (map[string]string, string) {
 // TestClusterCommand runs `server cluster` as a user does, a child process of
 // its own: every node's /status shows the three regions each on its node, a
 // player logs in through node1, a node killed with SIGKILL is reported while the
-// others go on, and a SIGINT stops everything — exit 0, no process it started
-// left, its temp dirs removed.
+// others go on, and a SIGINT stops everything — the nodes gracefully, exit 0, no
+// process it started left, its temp dirs removed, and those of an earlier
+// cluster whose command was killed as well.
 func TestClusterCommand(t *testing.T) {
 	t.Parallel()
 	if _, err := os.Stat(filepath.Join(devproc.PostgresBinDir, "postgres")); err != nil {
@@ -258,6 +259,25 @@ func TestClusterCommand(t *testing.T) {
 	for _, d := range []string{filepath.Dir(tmp), tmp} {
 		if err := os.Chmod(d, 0o755); err != nil {
 			t.Fatal(err)
+		}
+	}
+	// Dirs of earlier dev clusters: one whose command was killed (its pid now
+	// names another process, this one, started at another time), one whose
+	// command still runs, one being made (no owner yet). Only the first goes.
+	self, ok := devproc.Identity(os.Getpid())
+	if !ok {
+		t.Fatal("no identity for this process")
+	}
+	pid, _, _ := strings.Cut(self, " ")
+	for name, owner := range map[string]string{"stale": pid + " 1", "live": self, "new": ""} {
+		d := filepath.Join(tmp, clusterDirPrefix+name)
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if owner != "" {
+			if err := os.WriteFile(filepath.Join(d, ownerFile), []byte(owner+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	cmd := exec.Command(bin, "cluster", "-nodes", "3", "-addr", "127.0.0.1:0", "-wasm-dir", t.TempDir())
@@ -372,7 +392,8 @@ func TestClusterCommand(t *testing.T) {
 	c.Close()
 
 	phase("node3 reported")
-	if err := p.Signal(syscall.SIGINT); err != nil {
+	// SIGINT to the command's process group, as a Ctrl-C at its terminal sends.
+	if err := syscall.Kill(-p.Pid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -385,13 +406,25 @@ func TestClusterCommand(t *testing.T) {
 	}
 	phase("stopped")
 	stdout.wait(t, regexp.MustCompile(`^twinframe: cluster stopped$`), slow)
+	for _, n := range []string{"node1", "node2"} { // stopped gracefully: their players saved
+		stdout.wait(t, regexp.MustCompile(`^`+n+`: twinframe: stopped$`), slow)
+	}
 	for _, q := range procs {
 		if stillRuns(q) {
 			t.Errorf("%d (%s %q) still runs after the command exited", q.pid, q.comm, q.cmdline)
 			_ = syscall.Kill(q.pid, syscall.SIGKILL)
 		}
 	}
-	if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
-		t.Errorf("the command left %v in its temp dir (%v)", left, err)
+	stdout.wait(t, regexp.MustCompile(`^twinframe: removed .*/`+clusterDirPrefix+`stale, left by a dev cluster that was killed$`), slow)
+	var left []string
+	if ents, err := os.ReadDir(tmp); err != nil {
+		t.Error(err)
+	} else {
+		for _, e := range ents {
+			left = append(left, e.Name())
+		}
+	}
+	if want := []string{clusterDirPrefix + "live", clusterDirPrefix + "new"}; !slices.Equal(left, want) {
+		t.Errorf("the temp dir holds %q after the command; want %q", left, want)
 	}
 }

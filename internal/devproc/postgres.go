@@ -43,7 +43,12 @@ type Postgres struct {
 
 // StartPostgres initialises a server in a new temporary directory and starts it.
 // Stop it with Stop, which removes the directory.
-func StartPostgres() (*Postgres, error) {
+func StartPostgres() (*Postgres, error) { return StartPostgresIn("") }
+
+// StartPostgresIn is StartPostgres with the server's directory made in parent
+// ("" for the system's temp dir). As root, the postgres user must be able to
+// reach it: parent must be searchable by others.
+func StartPostgresIn(parent string) (*Postgres, error) {
 	for _, p := range []string{"initdb", "postgres"} {
 		if _, err := os.Stat(filepath.Join(PostgresBinDir, p)); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrPostgresMissing, err)
@@ -53,7 +58,7 @@ func StartPostgres() (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "postgres-")
+	dir, err := os.MkdirTemp(parent, "postgres-")
 	if err != nil {
 		return nil, err
 	}

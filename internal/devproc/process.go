@@ -86,6 +86,42 @@ func Alive(pid int) bool {
 	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
 }
 
+// Identity names a process beyond its pid, which the kernel reuses: "PID
+// STARTTIME", the start time in clock ticks after boot (/proc/PID/stat). ok is
+// false where there is no /proc, or no such process.
+func Identity(pid int) (id string, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return "", false
+	}
+	// After "pid (comm)": state, then 18 more fields, then starttime.
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 || f[0] == "Z" {
+		return "", false
+	}
+	return strconv.Itoa(pid) + " " + f[19], true
+}
+
+// Running reports whether the process Identity named as id still runs. It is
+// false for a malformed id.
+func Running(id string) bool {
+	p, _, ok := strings.Cut(id, " ")
+	if !ok {
+		return false
+	}
+	pid, err := strconv.Atoi(p)
+	if err != nil || pid <= 0 {
+		return false
+	}
+	now, ok := Identity(pid)
+	return ok && now == id
+}
+
 // FreePort returns a loopback TCP port nobody listened on a moment ago. Someone
 // else may take it before the caller binds it: callers retry on another.
 func FreePort() (int, error) {
