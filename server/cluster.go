@@ -75,6 +75,9 @@ func clusterCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// After the first signal, a second one ends this process at once: its children
+	// die with it (parent-death signals) and the next run removes its temp dir.
+	go func() { <-ctx.Done(); stop() }()
 	// One deity token for every node, as `serve` chooses it: the environment's,
 	// or random and printed.
 	token := os.Getenv("TWINFRAME_DEITY_TOKEN")
