@@ -8,7 +8,7 @@ WASM_EXEC_DIR := $(shell $(GO) env GOROOT)/lib/wasm
 BENCH_COUNT   ?= 6
 BENCH_OUT     ?= bench.txt
 
-.PHONY: all setup test test-native test-wasm test-fma test-headless vet lint fmt fmt-check bench run fuzz proto wasm
+.PHONY: all setup test test-native test-wasm test-fma test-headless vet lint fmt fmt-check bench run run-cluster fuzz proto wasm
 
 all: test
 
@@ -91,3 +91,10 @@ ADDR ?= 127.0.0.1:8080
 DB   ?= twinframe.db
 run: setup wasm
 	$(GO) run ./server serve -addr "$(ADDR)" -db "$(DB)" -wasm-dir web
+
+## run-cluster: an optional convenience, not one of the two commands: NATS, a throw-away
+## PostgreSQL and three nodes on loopback (node1 on ADDR, the others on the next ports),
+## the default world's regions spread over them; prints the URL to open. Ctrl-C stops
+## everything it started and removes its temp dirs. Builds the wasm viewer first.
+run-cluster: setup wasm
+	$(GO) run ./server cluster -addr "$(ADDR)" -wasm-dir web

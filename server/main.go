@@ -74,6 +74,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return loadtest.Command(args[1:], stdout, stderr)
 	case "account":
 		return accountCommand(args[1:], stdout, stderr)
+	case "cluster": // a dev cluster: make run-cluster
+		return clusterCommand(args[1:], stdout, stderr)
 	case "loadtest-bots": // the load test's child process; not in the usage
 		return loadtest.BotsCommand(args[1:], os.Stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help": // see isHelp

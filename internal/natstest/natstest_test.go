@@ -14,6 +14,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/twinframe/twinframe/internal/devproc"
 )
 
 func TestMain(m *testing.M) { Main(m) }
@@ -72,9 +74,7 @@ func TestKillRestartKeepsStore(t *testing.T) {
 func TestNoServerOutlivesKilledTest(t *testing.T) {
 	if pidFile := os.Getenv("NATSTEST_CHILD_PIDFILE"); pidFile != "" {
 		s := Start(t)
-		s.mu.Lock()
-		pid := s.cmd.Process.Pid
-		s.mu.Unlock()
+		pid := s.Pid()
 		if err := os.WriteFile(pidFile+".tmp", []byte(strconv.Itoa(pid)), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -110,30 +110,17 @@ func TestNoServerOutlivesKilledTest(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	if !alive(pid) {
+	if !devproc.Alive(pid) {
 		t.Fatalf("server %d not running while the child test is", pid)
 	}
 	child.Process.Signal(syscall.SIGKILL)
 	<-exited
 	deadline = time.Now().Add(30 * time.Second)
-	for alive(pid) {
+	for devproc.Alive(pid) {
 		if time.Now().After(deadline) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("nats-server %d outlived the killed test binary", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// alive reports whether pid is a running process (a zombie awaiting its reaper is
-// not).
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return syscall.Kill(pid, 0) == nil
-	}
-	// pid (comm) STATE ...: the state follows the last ')'.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
 }

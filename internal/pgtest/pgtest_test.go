@@ -61,7 +61,7 @@ func TestDBAndStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := s.cmd.Process.Pid
+	pid := s.Pid()
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestChildServer(t *testing.T) {
 		fmt.Println("error", err)
 		os.Exit(3)
 	}
-	fmt.Println("started", s.cmd.Process.Pid, s.Dir)
+	fmt.Println("started", s.Pid(), s.Dir)
 	select {} // until killed
 }
 
