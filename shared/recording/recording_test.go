@@ -1,0 +1,254 @@
+package recording_test
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/twinframe/twinframe/shared/archive"
+	"github.com/twinframe/twinframe/shared/recording"
+	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/world"
+)
+
+// liveRun steps one game per region of the default world for frames frames and
+// records every frame; it returns the file and each frame's live state hashes.
+func liveRun(t testing.TB, frames int, keyEvery uint32) ([]byte, *world.World, [][]uint64) {
+	t.Helper()
+	w, err := world.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := recording.HeaderFor(recording.Server, "test", world.DefaultFiles(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Seed, h.KeyEvery = 7, keyEvery
+	var games []*sim.Game
+	for _, r := range w.Regions {
+		g, err := sim.New(w, &sim.Options{Region: r.ID, Seed: sim.RegionSeed(7, r.ID)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		games = append(games, g)
+	}
+	var buf bytes.Buffer
+	wr, err := recording.NewWriter(&buf, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live [][]uint64
+	for f := 0; f < frames; f++ {
+		fr := recording.Frame{}
+		var hashes []uint64
+		for i, g := range games {
+			if err := g.Step(); err != nil {
+				t.Fatal(err)
+			}
+			snap, err := g.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fr.Frame = g.Frame()
+			fr.Regions = append(fr.Regions, recording.RegionState{Region: w.Regions[i].ID, Hash: g.StateHash(), Snapshot: snap})
+			hashes = append(hashes, g.StateHash())
+		}
+		live = append(live, hashes)
+		if err := wr.WriteFrame(&fr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wr.Close([]recording.Violation{{Frame: 30, Check: "invariants", Invariant: "interpenetration", What: "test", Entities: []uint64{3, 9}},
+		{Frame: 12, Check: "aoi", Entities: []uint64{5}}}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), w, live
+}
+
+// TestSeekDeterminism: the game restored from a seeked frame has the state hash the
+// live game had at that frame, from every position relative to the key frames.
+func TestSeekDeterminism(t *testing.T) {
+	t.Parallel()
+	const frames = 45
+	data, w, live := liveRun(t, frames, 10)
+	rec, err := recording.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Entries) != frames {
+		t.Fatalf("%d entries, want %d", len(rec.Entries), frames)
+	}
+	t.Logf("%d frames of %d regions: %d bytes", frames, len(w.Regions), len(data))
+	for _, i := range []int{0, 1, 9, 10, 11, 19, 20, 33, frames - 1} {
+		f, err := rec.Frame(i)
+		if err != nil {
+			t.Fatalf("frame entry %d: %v", i, err)
+		}
+		if f.Frame != uint64(i+1) {
+			t.Errorf("entry %d is frame %d, want %d", i, f.Frame, i+1)
+		}
+		for ri, rs := range f.Regions {
+			g, err := sim.Restore(w, rs.Snapshot, &sim.Options{Region: rs.Region, Seed: sim.RegionSeed(7, rs.Region)})
+			if err != nil {
+				t.Fatalf("frame %d region %d: %v", f.Frame, rs.Region, err)
+			}
+			if got, want := g.StateHash(), live[i][ri]; got != want {
+				t.Errorf("frame %d region %d: seeked state hash %x, live %x", f.Frame, rs.Region, got, want)
+			}
+		}
+	}
+	if v, ok := rec.FirstViolation(); !ok || v.Frame != 12 || v.Check != "aoi" {
+		t.Errorf("first violation %+v, %v; want frame 12's aoi", v, ok)
+	}
+	if got := rec.Find(33); rec.Entries[got].Frame != 33 {
+		t.Errorf("Find(33) = entry of frame %d", rec.Entries[got].Frame)
+	}
+	if _, err := rec.Header.World(); err != nil {
+		t.Errorf("the header's world: %v", err)
+	}
+}
+
+// TestDeltaFrames: frames between key frames cost less than key frames (the
+// dictionary is used), and a recording of only key frames decodes the same states.
+func TestDeltaFrames(t *testing.T) {
+	t.Parallel()
+	delta, _, _ := liveRun(t, 40, 40)
+	keys, _, _ := liveRun(t, 40, 1)
+	if len(delta)*2 > len(keys) {
+		t.Errorf("40 frames with one key frame: %d bytes; all key frames: %d bytes (want less than half)", len(delta), len(keys))
+	}
+	a, _ := recording.Decode(delta)
+	b, _ := recording.Decode(keys)
+	fa, err := a.Frame(39)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := b.Frame(39)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range fa.Regions {
+		if !bytes.Equal(fa.Regions[i].Snapshot, fb.Regions[i].Snapshot) {
+			t.Errorf("region %d differs between the delta and key-frame recordings", fa.Regions[i].Region)
+		}
+	}
+}
+
+func TestClientRoundTrip(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	wr, err := recording.NewWriter(&buf, recording.Header{Kind: recording.Client, Origin: "viewer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := []recording.Frame{
+		{Frame: 0, Messages: []recording.Message{{ID: 3, Payload: []byte{1, 2, 3}}}},
+		{Frame: 5, Messages: []recording.Message{{ID: 4, Payload: []byte{}}, {ID: 9, Payload: bytes.Repeat([]byte{7}, 1000)}}},
+		{Frame: 6},
+	}
+	for i := range frames {
+		if err := wr.WriteFrame(&frames[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wr.WriteFrame(&recording.Frame{Frame: 4}); err == nil {
+		t.Error("a frame before the last was written")
+	}
+	if err := wr.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := recording.Decode(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range frames {
+		got, err := rec.Frame(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Frame != want.Frame || len(got.Messages) != len(want.Messages) {
+			t.Fatalf("frame %d: %+v, want %+v", i, got, want)
+		}
+		for j := range want.Messages {
+			if got.Messages[j].ID != want.Messages[j].ID || !bytes.Equal(got.Messages[j].Payload, want.Messages[j].Payload) {
+				t.Errorf("frame %d message %d: %+v, want %+v", i, j, got.Messages[j], want.Messages[j])
+			}
+		}
+	}
+}
+
+// TestDecodeErrors: damaged files are refused with the byte offset of the damage.
+func TestDecodeErrors(t *testing.T) {
+	t.Parallel()
+	good, _, _ := liveRun(t, 12, 5)
+	rec, err := recording.Decode(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame3 := rec.Entries[3].Offset
+	idx := int64(len(good)) - 16 // the trailer; the index ends here
+	flip := func(at int64) []byte {
+		b := bytes.Clone(good)
+		b[at] ^= 0x40
+		return b
+	}
+	tests := []struct {
+		name    string
+		data    []byte
+		entry   int   // -1: Decode fails; else Frame(entry) fails
+		want    error // wrapped
+		atLeast int64 // the error's offset is in [atLeast, atMost]
+		atMost  int64
+	}{
+		{"empty", nil, -1, recording.ErrBadMagic, 0, 0},
+		{"not a recording", []byte("hello, world, this is text"), -1, recording.ErrBadMagic, 0, 0},
+		{"cut short", good[:len(good)-100], -1, recording.ErrCorrupt, 0, int64(len(good))},
+		{"header flipped", flip(20), -1, archive.ErrChecksum, 8, rec.Entries[0].Offset},
+		{"frame flipped", flip(frame3 + 10), 3, archive.ErrChecksum, frame3, rec.Entries[4].Offset},
+		{"frame flipped, seen from a later frame", flip(frame3 + 10), 4, archive.ErrChecksum, frame3, rec.Entries[4].Offset},
+		{"trailer points nowhere", func() []byte { b := bytes.Clone(good); b[idx] ^= 0x01; return b }(), -1, recording.ErrCorrupt, 0, int64(len(good))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := recording.Decode(tt.data)
+			if tt.entry >= 0 {
+				if err != nil {
+					t.Fatalf("Decode: %v", err)
+				}
+				_, err = r.Frame(tt.entry)
+			}
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("error %v, want %v", err, tt.want)
+			}
+			var re *recording.Error
+			if !errors.As(err, &re) {
+				t.Fatalf("error %T is not a *recording.Error", err)
+			}
+			if re.Offset < tt.atLeast || re.Offset > tt.atMost {
+				t.Errorf("error at byte %d, want %d..%d: %v", re.Offset, tt.atLeast, tt.atMost, err)
+			}
+		})
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	good, _, _ := liveRun(f, 4, 2)
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := recording.Decode(data)
+		if err != nil {
+			var re *recording.Error
+			if !errors.As(err, &re) {
+				t.Fatalf("error %T without a position: %v", err, err)
+			}
+			return
+		}
+		for i := range r.Entries {
+			if _, err := r.Frame(i); err != nil {
+				break
+			}
+		}
+	})
+}
