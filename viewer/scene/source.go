@@ -74,6 +74,9 @@ type Status struct {
 	NetLatencyMS float32 `json:"netLatency"`
 	NetJitterMS  float32 `json:"netJitter"`
 	NetBandwidth int     `json:"netBandwidth"` // bytes per second (0: unlimited)
+
+	// Recording describes the opened recording file (mode "recording"; recordfile.go).
+	Recording *RecordingStatus `json:"recording,omitempty"`
 }
 
 // CommandKind says what a Command asks.
