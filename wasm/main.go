@@ -36,7 +36,14 @@
 //	           recording: the sandbox's, or the networked session's), select(id),
 //	           follow(on), inspect() → [{name, value}], log(n) → [{frame, text}],
 //	           worldToScreen(x, y) / screenToWorld(x, y) → {x, y},
-//	           setNetwork({latency, jitter (ms), bandwidth (bytes/s)}) → "" or why not
+//	           setNetwork({latency, jitter (ms), bandwidth (bytes/s)}) → "" or why not,
+//	           saveRecording() → Uint8Array (the file) or a string saying why not,
+//	           openRecording(Uint8Array) → "" or why not (the view shows the file)
+//	recording  with ?replay=URL (fetched from the page, any URL the page may fetch) or
+//	           after openRecording: mode "recording", and recording {kind ("server" |
+//	           "client"), origin, first, last, violations, violation {frame, check,
+//	           invariant, what, entities} (the first, where the file opened), marked
+//	           (its entities; the first is selected)} (docs/RECORDING.md)
 //
 // Platform code sits behind three untagged functions (pageMode, publish, fail) with
 // *_js.go and *_notjs.go implementations; the native build opens a window instead, which
@@ -60,13 +67,15 @@ type page struct {
 	secret string // the account's password or issued token
 	// onIssued keeps a token the server issued (nil: nowhere to keep it).
 	onIssued func(token string)
-	xdump    bool // the inspector asks the server for xdump rows
+	xdump    bool   // the inspector asks the server for xdump rows
+	replay   string // a recording to open instead (?replay=URL; natively -replay FILE)
 }
 
 // Page modes.
 const (
 	modeLocal   = "local"
 	modeNetwork = "network"
+	modeReplay  = "recording" // set by ?replay=: the source is the recording's
 )
 
 func main() {
@@ -74,7 +83,19 @@ func main() {
 	mode := pg.mode
 	var src scene.Source
 	var err error
+	var selected uint64
+	if pg.replay != "" {
+		mode = modeReplay
+	}
 	switch mode {
+	case modeReplay:
+		var data []byte
+		if data, err = readRecording(pg.replay); err == nil {
+			src, selected, err = scene.OpenRecording(data)
+		}
+		if err != nil {
+			err = fmt.Errorf("replay %s: %w", pg.replay, err)
+		}
 	case modeLocal:
 		src, err = scene.NewLocal(scene.LocalOptions{Seed: pg.seed})
 	case modeNetwork:
@@ -88,6 +109,10 @@ func main() {
 		return
 	}
 	view := scene.NewView(src)
+	if selected != 0 {
+		view.Select(selected)
+		view.SetFollow(false)
+	}
 	pub := publish(view)
 	if err := game.Run(view, game.Options{Panel: !inBrowser, AfterUpdate: pub}); err != nil {
 		fail(mode, err)

@@ -5,6 +5,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -24,7 +26,7 @@ const inBrowser = true
 func pageMode() page {
 	loc := js.Global().Get("location")
 	q, _ := url.ParseQuery(trimQuery(loc.Get("search").String()))
-	p := page{mode: q.Get("mode"), server: q.Get("server"), name: q.Get("name"), xdump: q.Get("xdump") != "off"}
+	p := page{mode: q.Get("mode"), server: q.Get("server"), name: q.Get("name"), xdump: q.Get("xdump") != "off", replay: q.Get("replay")}
 	if p.mode == "" {
 		p.mode = modeNetwork
 	}
@@ -249,6 +251,28 @@ func publish(v *scene.View) func() {
 		}
 		return ""
 	})
+	// saveRecording() returns the recording as a file (a Uint8Array), or why not;
+	// openRecording(bytes) shows a file instead of the source and returns "" or why not.
+	fn("saveRecording", func([]js.Value) any {
+		b, err := v.SaveRecording()
+		if err != nil {
+			return err.Error()
+		}
+		arr := js.Global().Get("Uint8Array").New(len(b))
+		js.CopyBytesToJS(arr, b)
+		return arr
+	})
+	fn("openRecording", func(a []js.Value) any {
+		if len(a) == 0 || !a[0].InstanceOf(js.Global().Get("Uint8Array")) {
+			return "openRecording takes the file's bytes as a Uint8Array"
+		}
+		b := make([]byte, a[0].Length())
+		js.CopyBytesToGo(b, a[0])
+		if err := v.OpenRecording(b); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
 	names := []any{}
 	for _, o := range scene.AllOverlays() {
 		names = append(names, o.Name())
@@ -268,3 +292,28 @@ func publish(v *scene.View) func() {
 		tf.Set("ready", true)
 	}
 }
+
+// readRecording fetches the recording at rawURL (relative to the page).
+func readRecording(rawURL string) ([]byte, error) {
+	base, err := url.Parse(js.Global().Get("location").Get("href").String())
+	if err != nil {
+		return nil, err
+	}
+	u, err := base.Parse(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	res, err := http.Get(u.String())
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s", res.Status)
+	}
+	return io.ReadAll(io.LimitReader(res.Body, maxRecordingFile))
+}
+
+// maxRecordingFile caps a recording the page fetches (a 1,200-frame headless run
+// of the default world is about 3 MB).
+const maxRecordingFile = 1 << 30
