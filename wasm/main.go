@@ -38,7 +38,7 @@
 //	           worldToScreen(x, y) / screenToWorld(x, y) → {x, y},
 //	           setNetwork({latency, jitter (ms), bandwidth (bytes/s)}) → "" or why not,
 //	           saveRecording() → Uint8Array (the file) or a string saying why not,
-//	           openRecording(Uint8Array) → "" or why not (the view shows the file)
+//	           openRecording(Uint8Array) → Promise of "" or why not (the view shows the file)
 //	recording  with ?replay=URL (fetched from the page, any URL the page may fetch) or
 //	           after openRecording: mode "recording", and recording {kind ("server" |
 //	           "client"), origin, first, last, violations, violation {frame, check,

@@ -252,7 +252,8 @@ func publish(v *scene.View) func() {
 		return ""
 	})
 	// saveRecording() returns the recording as a file (a Uint8Array), or why not;
-	// openRecording(bytes) shows a file instead of the source and returns "" or why not.
+	// openRecording(bytes) shows a file instead of the source and returns a promise
+	// of "" or why not.
 	fn("saveRecording", func([]js.Value) any {
 		b, err := v.SaveRecording()
 		if err != nil {
@@ -268,10 +269,24 @@ func publish(v *scene.View) func() {
 		}
 		b := make([]byte, a[0].Length())
 		js.CopyBytesToGo(b, a[0])
-		if err := v.OpenRecording(b); err != nil {
-			return err.Error()
-		}
-		return ""
+		// Decoding and restoring the first frame take a while and take the view's
+		// lock, which a callback must not wait for (it would hold up the event loop
+		// the viewer's own goroutine waits on): the work runs in a goroutine and
+		// the page gets a promise of "" or why not.
+		var executor js.Func
+		executor = js.FuncOf(func(_ js.Value, args []js.Value) any {
+			resolve := args[0]
+			go func() {
+				msg := ""
+				if err := v.OpenRecording(b); err != nil {
+					msg = err.Error()
+				}
+				resolve.Invoke(msg)
+				executor.Release()
+			}()
+			return nil
+		})
+		return js.Global().Get("Promise").New(executor)
 	})
 	names := []any{}
 	for _, o := range scene.AllOverlays() {

@@ -71,9 +71,13 @@ func (v *View) OpenRecording(data []byte) error {
 		return err
 	}
 	v.mu.Lock()
-	defer v.mu.Unlock()
-	_ = v.src.Close()
+	old := v.src
 	v.src, v.selected, v.follow, v.camReady, v.graphs, v.pending = src, sel, false, false, nil, v.pending[:0]
+	v.mu.Unlock()
+	// Outside the lock: closing a connection waits for the browser's close event,
+	// which in the page comes only once the viewer's frame (which takes the lock)
+	// has returned to the event loop.
+	_ = old.Close()
 	return nil
 }
 

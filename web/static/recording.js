@@ -11,7 +11,7 @@
     const t = tf();
     if (!t) { say("the viewer is not ready yet"); return; }
     const bytes = new Uint8Array(await file.arrayBuffer());
-    const err = t.openRecording(bytes);
+    const err = await t.openRecording(bytes);
     say(err ? `${file.name}: ${err}` : `opened ${file.name}`);
   }
 
