@@ -2,6 +2,7 @@ package recording_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"hash/fnv"
 	"testing"
@@ -288,4 +289,109 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHashMismatch: a region state that does not match the hash the server
+// computed is refused, naming the frame.
+func TestHashMismatch(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	wr, err := recording.NewWriter(&buf, recording.Header{Kind: recording.Server, Regions: []recording.Region{{ID: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := []byte("a region's state")
+	h := fnv.New64a()
+	h.Write(state)
+	for f, hash := range []uint64{h.Sum64(), h.Sum64() + 1} {
+		if err := wr.WriteFrame(&recording.Frame{Frame: uint64(f + 1), Regions: []recording.RegionState{{Region: 1, Hash: hash, Snapshot: state}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wr.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := recording.Decode(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.Frame(0); err != nil {
+		t.Fatalf("frame 1: %v", err)
+	}
+	var re *recording.Error
+	if _, err := rec.Frame(1); !errors.Is(err, recording.ErrCorrupt) || !errors.As(err, &re) || re.Record != "frame 2" || re.Offset != rec.Entries[1].Offset {
+		t.Fatalf("frame 2 with a wrong hash: %v", err)
+	}
+}
+
+// TestSizeCaps: a frame record whose region state claims more than MaxSnapshot
+// bytes, or a deflated blob longer than the record, is refused at the field's
+// offset before anything is allocated for it. The records are packed by hand, as
+// the Writer refuses to write them.
+func TestSizeCaps(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		size, blb uint64
+		want      error
+	}{
+		{"state size over the cap", recording.MaxSnapshot + 1, 4, recording.ErrTooLarge},
+		{"blob longer than the record", 32, 1 << 40, recording.ErrTooLarge},
+		{"blob longer than what is left", 32, 1000, recording.ErrCorrupt},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var buf bytes.Buffer
+			if _, err := recording.NewWriter(&buf, recording.Header{Kind: recording.Server, Regions: []recording.Region{{ID: 1}}}); err != nil {
+				t.Fatal(err)
+			}
+			head := bytes.Clone(buf.Bytes())
+			frameAt := uint64(len(head))
+			p := archive.NewPacker(archive.Disk, archive.AllChannels)
+			frame, key, n, region, hash := uint64(1), true, 1, int32(1), uint64(0)
+			p.TransferUint64(&frame)
+			p.TransferBool(&key)
+			p.TransferCount(&n)
+			p.TransferInt32(&region)
+			p.TransferUint64(&hash)
+			fieldAt := p.Offset()
+			size, blb := tt.size, tt.blb
+			p.TransferUint64(&size)
+			if tt.size <= recording.MaxSnapshot { // the blob's length is the bad field
+				fieldAt = p.Offset()
+			}
+			p.TransferUint64(&blb)
+			for range 4 {
+				var b byte
+				p.TransferByte(&b)
+			}
+			zero := 0
+			p.TransferCount(&zero)
+			rec := bytes.Clone(p.Bytes())
+			ip := archive.NewPacker(archive.Disk, archive.AllChannels)
+			one, k := 1, true
+			ip.TransferCount(&one)
+			ip.TransferUint64(&frame)
+			ip.TransferUint64(&frameAt)
+			ip.TransferBool(&k)
+			ip.TransferCount(&zero)
+			file := append(append(head, rec...), ip.Bytes()...)
+			idxAt := frameAt + uint64(len(rec))
+			file = binary.LittleEndian.AppendUint64(file, idxAt)
+			file = append(file, "TWFRIDX\n"...)
+			r, err := recording.Decode(file)
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			_, err = r.Frame(0)
+			var re *recording.Error
+			if !errors.Is(err, tt.want) || !errors.As(err, &re) {
+				t.Fatalf("error %v, want %v", err, tt.want)
+			}
+			if want := int64(frameAt) + int64(fieldAt); re.Offset != want {
+				t.Errorf("error at byte %d, want %d (the field): %v", re.Offset, want, err)
+			}
+		})
+	}
 }
