@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/fnv"
+	"slices"
 	"testing"
 
 	"github.com/twinframe/twinframe/shared/archive"
@@ -391,6 +392,58 @@ func TestSizeCaps(t *testing.T) {
 			}
 			if want := int64(frameAt) + int64(fieldAt); re.Offset != want {
 				t.Errorf("error at byte %d, want %d (the field): %v", re.Offset, want, err)
+			}
+		})
+	}
+}
+
+// TestIndexRules: an index whose entries point outside the frames' area, do not
+// increase, or list frames out of order is refused at the index's offset. The
+// index is repacked by hand with good checksums.
+func TestIndexRules(t *testing.T) {
+	t.Parallel()
+	good := smallRecording(t, recording.Server)
+	rec, err := recording.Decode(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idxAt := binary.LittleEndian.Uint64(good[len(good)-16:])
+	tests := []struct {
+		name string
+		edit func(e []recording.Entry)
+	}{
+		{"an offset inside the header", func(e []recording.Entry) { e[0].Offset = 8 }},
+		{"offsets not increasing", func(e []recording.Entry) { e[2].Offset = e[1].Offset }},
+		{"an offset at the index", func(e []recording.Entry) { e[2].Offset = int64(idxAt) }},
+		{"frames out of order", func(e []recording.Entry) { e[1].Frame, e[2].Frame = e[2].Frame, e[1].Frame }},
+	}
+	repack := func(edit func(e []recording.Entry)) []byte {
+		entries := slices.Clone(rec.Entries)
+		edit(entries)
+		p := archive.NewPacker(archive.Disk, archive.AllChannels)
+		archive.TransferSlice(p, &entries, func(a *archive.Archive, e *recording.Entry) {
+			off := uint64(e.Offset)
+			a.TransferUint64(&e.Frame)
+			a.TransferUint64(&off)
+			a.TransferBool(&e.Key)
+		})
+		zero := 0
+		p.TransferCount(&zero)
+		file := append(bytes.Clone(good[:idxAt]), p.Bytes()...)
+		file = binary.LittleEndian.AppendUint64(file, idxAt)
+		return append(file, "TWFRIDX\n"...)
+	}
+	// The repacking itself is right: unedited, the file decodes.
+	if _, err := recording.Decode(repack(func([]recording.Entry) {})); err != nil {
+		t.Fatalf("the unedited repacked index: %v", err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := recording.Decode(repack(tt.edit))
+			var re *recording.Error
+			if !errors.Is(err, recording.ErrCorrupt) || !errors.As(err, &re) || re.Record != "index" || re.Offset != int64(idxAt) {
+				t.Fatalf("error %v, want ErrCorrupt in the index at byte %d", err, idxAt)
 			}
 		})
 	}
