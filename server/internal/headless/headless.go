@@ -433,7 +433,7 @@ type headlessRun struct {
 	frameTimes  []time.Duration // wall time of each checked lockstep frame
 }
 
-func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) {
+func runHeadless(cfg headlessConfig, stderr io.Writer) (_ *headlessReport, err error) {
 	level := slog.LevelWarn + 100
 	if cfg.verbose {
 		level = slog.LevelInfo
@@ -454,6 +454,13 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 			return nil, fmt.Errorf("-record: %w", err)
 		}
 		h.rep.rec, h.rep.onViolate = h.rec, h.recordViolation
+		defer func() {
+			if err != nil && h.rec != nil { // a run that failed before it had a report: close the file here
+				if rerr := h.rec.close(h.serverFrame, err.Error()); rerr != nil {
+					fmt.Fprintf(stderr, "server: headless: -record: %v\n", rerr)
+				}
+			}
+		}()
 	}
 	h.rep.Travel.Chance = cfg.travel
 	h.rep.Travel.HandoffCompared = "every Database-archive field of the avatar its source game packed (Migration) against the immigrant, but the region, position, move, follow target, changed, command and wake frames"
