@@ -42,7 +42,9 @@
 //	           follow(on), inspect() → [{name, value}], log(n) → [{frame, text}],
 //	           worldToScreen(x, y) / screenToWorld(x, y) → {x, y},
 //	           setNetwork({latency, jitter (ms), bandwidth (bytes/s), loss (%)}) → "" or why not,
-//	           entityList() → [{id, prototype, x, y, own}] (the entities shown)
+//	           entityList() → [{id, prototype, x, y, own}] (the entities shown),
+//	           saveRecording() → Uint8Array (the file) or a string saying why not,
+//	           openRecording(Uint8Array) → Promise of "" or why not (the view shows the file)
 //	timeline   timeline({entity, kinds, limit}) → [{index, frame, kind, a, b, point,
 //	           normal, value, origin, repeat}] (kinds: collide, overlap-begin,
 //	           overlap-end, power, correction, region, repeat; origin: local, server,
@@ -59,6 +61,11 @@
 //	           server's newest answer: deityReplies (count), deityReply (text, e.g.
 //	           "table edit 2 refused: zz-live-0002.config:10:41: ..." or "world
 //	           directory applied at frame F"), deityReplyError
+//	recording  with ?replay=URL (fetched from the page, any URL the page may fetch) or
+//	           after openRecording: mode "recording", and recording {kind ("server" |
+//	           "client"), origin, first, last, violations, violation {frame, check,
+//	           invariant, what, entities} (the first, where the file opened), marked
+//	           (its entities; the first is selected)} (docs/RECORDING.md)
 //
 // Platform code sits behind three untagged functions (pageMode, publish, fail) with
 // *_js.go and *_notjs.go implementations; the native build opens a window instead, which
@@ -82,13 +89,15 @@ type page struct {
 	secret string // the account's password or issued token
 	// onIssued keeps a token the server issued (nil: nowhere to keep it).
 	onIssued func(token string)
-	xdump    bool // the inspector asks the server for xdump rows
+	xdump    bool   // the inspector asks the server for xdump rows
+	replay   string // a recording to open instead (?replay=URL; natively -replay FILE)
 }
 
 // Page modes.
 const (
 	modeLocal   = "local"
 	modeNetwork = "network"
+	modeReplay  = "recording" // set by ?replay=: the source is the recording's
 )
 
 func main() {
@@ -96,7 +105,19 @@ func main() {
 	mode := pg.mode
 	var src scene.Source
 	var err error
+	var selected uint64
+	if pg.replay != "" {
+		mode = modeReplay
+	}
 	switch mode {
+	case modeReplay:
+		var data []byte
+		if data, err = readRecording(pg.replay); err == nil {
+			src, selected, err = scene.OpenRecording(data)
+		}
+		if err != nil {
+			err = fmt.Errorf("replay %s: %w", pg.replay, err)
+		}
 	case modeLocal:
 		src, err = scene.NewLocal(scene.LocalOptions{Seed: pg.seed})
 	case modeNetwork:
@@ -110,6 +131,10 @@ func main() {
 		return
 	}
 	view := scene.NewView(src)
+	if selected != 0 {
+		view.Select(selected)
+		view.SetFollow(false)
+	}
 	pub := publish(view)
 	if err := game.Run(view, game.Options{Panel: !inBrowser, AfterUpdate: pub}); err != nil {
 		fail(mode, err)

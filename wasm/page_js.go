@@ -5,6 +5,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -24,7 +26,7 @@ const inBrowser = true
 func pageMode() page {
 	loc := js.Global().Get("location")
 	q, _ := url.ParseQuery(trimQuery(loc.Get("search").String()))
-	p := page{mode: q.Get("mode"), server: q.Get("server"), name: q.Get("name"), xdump: q.Get("xdump") != "off"}
+	p := page{mode: q.Get("mode"), server: q.Get("server"), name: q.Get("name"), xdump: q.Get("xdump") != "off", replay: q.Get("replay")}
 	if p.mode == "" {
 		p.mode = modeNetwork
 	}
@@ -299,6 +301,43 @@ func publish(v *scene.View) func() {
 		tables = append(tables, t)
 	}
 	tf.Set("editableTables", tables)
+	// saveRecording() returns the recording as a file (a Uint8Array), or why not;
+	// openRecording(bytes) shows a file instead of the source and returns a promise
+	// of "" or why not.
+	fn("saveRecording", func([]js.Value) any {
+		b, err := v.SaveRecording()
+		if err != nil {
+			return err.Error()
+		}
+		arr := js.Global().Get("Uint8Array").New(len(b))
+		js.CopyBytesToJS(arr, b)
+		return arr
+	})
+	fn("openRecording", func(a []js.Value) any {
+		if len(a) == 0 || !a[0].InstanceOf(js.Global().Get("Uint8Array")) {
+			return "openRecording takes the file's bytes as a Uint8Array"
+		}
+		b := make([]byte, a[0].Length())
+		js.CopyBytesToGo(b, a[0])
+		// Decoding and restoring the first frame take a while and take the view's
+		// lock, which a callback must not wait for (it would hold up the event loop
+		// the viewer's own goroutine waits on): the work runs in a goroutine and
+		// the page gets a promise of "" or why not.
+		var executor js.Func
+		executor = js.FuncOf(func(_ js.Value, args []js.Value) any {
+			resolve := args[0]
+			go func() {
+				msg := ""
+				if err := v.OpenRecording(b); err != nil {
+					msg = err.Error()
+				}
+				resolve.Invoke(msg)
+				executor.Release()
+			}()
+			return nil
+		})
+		return js.Global().Get("Promise").New(executor)
+	})
 	names := []any{}
 	for _, o := range scene.AllOverlays() {
 		names = append(names, o.Name())
@@ -318,3 +357,28 @@ func publish(v *scene.View) func() {
 		tf.Set("ready", true)
 	}
 }
+
+// readRecording fetches the recording at rawURL (relative to the page).
+func readRecording(rawURL string) ([]byte, error) {
+	base, err := url.Parse(js.Global().Get("location").Get("href").String())
+	if err != nil {
+		return nil, err
+	}
+	u, err := base.Parse(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	res, err := http.Get(u.String())
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s", res.Status)
+	}
+	return io.ReadAll(io.LimitReader(res.Body, maxRecordingFile))
+}
+
+// maxRecordingFile caps a recording the page fetches (a 1,200-frame headless run
+// of the default world is about 3 MB).
+const maxRecordingFile = 1 << 30

@@ -23,6 +23,7 @@ func pageMode() page {
 	flag.StringVar(&p.token, "token", "", "deity token (network mode)")
 	flag.StringVar(&p.secret, "secret", os.Getenv("TWINFRAME_SECRET"), "the account's password or issued token (network mode; default $TWINFRAME_SECRET)")
 	flag.BoolVar(&p.xdump, "xdump", true, "the inspector asks the server for entity rows (network mode)")
+	flag.StringVar(&p.replay, "replay", "", "open the recording `file` instead (docs/RECORDING.md)")
 	flag.Parse()
 	p.onIssued = printIssued(p.name)
 	return p
@@ -45,3 +46,6 @@ func fail(mode string, err error) {
 	fmt.Fprintf(os.Stderr, "twinframe viewer (%s): %v\n", mode, err)
 	os.Exit(1)
 }
+
+// readRecording reads the recording file path.
+func readRecording(path string) ([]byte, error) { return os.ReadFile(path) }

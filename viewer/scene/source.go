@@ -84,6 +84,9 @@ type Status struct {
 	DeityReplies    int    `json:"deityReplies"`
 	DeityReply      string `json:"deityReply"`
 	DeityReplyError bool   `json:"deityReplyError"`
+
+	// Recording describes the opened recording file (mode "recording"; recordfile.go).
+	Recording *RecordingStatus `json:"recording,omitempty"`
 }
 
 // CommandKind says what a Command asks.

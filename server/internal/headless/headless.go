@@ -63,7 +63,7 @@ const framePeriod = harness.FramePeriod
 
 var protocolReadLimits = client.ReadLimits
 
-const headlessUsage = `usage: server headless [-frames N] [-bots M] [-seed S] [-net CONDITIONS] [-report FILE] [-realtime] [-travel P]`
+const headlessUsage = `usage: server headless [-frames N] [-bots M] [-seed S] [-net CONDITIONS] [-report FILE] [-record FILE] [-realtime] [-travel P]`
 
 type headlessConfig struct {
 	frames, bots int
@@ -71,6 +71,8 @@ type headlessConfig struct {
 	net          netsim.Conditions
 	netText      string
 	report       string
+	record       string // -record: the recording's file
+	origin       string // the command line, for the recording's header
 	realtime     bool
 	driftBound   float32 // metres; negative: the default for the conditions
 	aoiRemove    float32 // the remove radius the AOI check holds the server to (0: the server's)
@@ -93,6 +95,7 @@ func Command(args []string, stdout, stderr io.Writer) int {
 	fl.Uint64Var(&cfg.seed, "seed", 1, "`seed` of the game, the bots and the network simulation")
 	fl.StringVar(&cfg.netText, "net", "", "network `conditions` per direction, e.g. latency=80ms,jitter=20ms (game time)")
 	fl.StringVar(&cfg.report, "report", "", "write the JSON report to `file`, and the final state's xdump next to it (.xdump)")
+	fl.StringVar(&cfg.record, "record", "", "write the whole run (every region's state every frame, and the violations) as a recording to `file` (docs/RECORDING.md)")
 	fl.BoolVar(&cfg.realtime, "realtime", false, "run at 20 Hz instead of as fast as possible")
 	bound := fl.Float64("drift-bound", -1, "prediction error bound in `metres` (default 1 without added latency, 4 with)")
 	aoi := fl.Float64("check-aoi-remove", 0, "hold the server to this AOI remove `radius` (default: the one it uses; smaller makes the check fail, for testing it)")
@@ -119,6 +122,7 @@ func Command(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg.driftBound, cfg.aoiRemove = float32(*bound), float32(*aoi)
+	cfg.origin = strings.TrimSpace("server headless " + strings.Join(args, " "))
 	if cfg.driftBound < 0 {
 		cfg.driftBound = 1
 		if cfg.net != (netsim.Conditions{}) {
@@ -148,6 +152,10 @@ func Command(args []string, stdout, stderr io.Writer) int {
 	}
 	if err == nil {
 		rep.checksRan()
+	}
+	if rerr := rep.rec.close(rep.LastFrame, rep.Failure); rerr != nil {
+		fmt.Fprintf(stderr, "server: headless: -record: %v\n", rerr)
+		return 1
 	}
 	rep.summary(stdout)
 	if cfg.report != "" {
@@ -293,6 +301,9 @@ type headlessReport struct {
 	InvariantChecks int `json:"invariantChecks"`
 	// Travel is the bots' travel between regions and its checks (travel.go).
 	Travel travelReport `json:"travel"`
+
+	rec       *frameRecorder          // -record (nil without)
+	onViolate func(headlessViolation) // sees every violation (the recording lists them)
 }
 
 // travelReport is the report's travel section.
@@ -318,6 +329,9 @@ type regionFrames struct {
 }
 
 func (r *headlessReport) violate(v headlessViolation) {
+	if r.onViolate != nil {
+		r.onViolate(v)
+	}
 	r.Violations++
 	r.OK = false
 	if len(r.Listed) < maxListed {
@@ -405,9 +419,10 @@ type headlessRun struct {
 	token  string
 
 	srv     *gameserver.Server
-	inv     frameChecker // the OnFrame hook: invariants
-	avatars avatarWatch  // the OnFrame hook: the avatars' exact states (zero latency)
-	regions regionWatch  // the OnFrame hook: the travel checks
+	inv     frameChecker   // the OnFrame hook: invariants
+	avatars avatarWatch    // the OnFrame hook: the avatars' exact states (zero latency)
+	regions regionWatch    // the OnFrame hook: the travel checks
+	rec     *frameRecorder // the OnFrame hook: -record (nil without)
 	portals map[int32][]portalGoal
 	// regionFrames counts the bot-frames in each region, by region id.
 	regionFrames map[int32]int
@@ -418,7 +433,7 @@ type headlessRun struct {
 	frameTimes  []time.Duration // wall time of each checked lockstep frame
 }
 
-func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) {
+func runHeadless(cfg headlessConfig, stderr io.Writer) (_ *headlessReport, err error) {
 	level := slog.LevelWarn + 100
 	if cfg.verbose {
 		level = slog.LevelInfo
@@ -434,6 +449,19 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 		return nil, err
 	}
 	h.world, h.portals, h.regionFrames = w, portalGoals(w), map[int32]int{}
+	if cfg.record != "" {
+		if h.rec, err = newFrameRecorder(cfg.record, cfg.origin, cfg.seed, w); err != nil {
+			return nil, fmt.Errorf("-record: %w", err)
+		}
+		h.rep.rec, h.rep.onViolate = h.rec, h.recordViolation
+		defer func() {
+			if err != nil && h.rec != nil { // a run that failed before it had a report: close the file here
+				if rerr := h.rec.close(h.serverFrame, err.Error()); rerr != nil {
+					fmt.Fprintf(stderr, "server: headless: -record: %v\n", rerr)
+				}
+			}
+		}()
+	}
 	h.rep.Travel.Chance = cfg.travel
 	h.rep.Travel.HandoffCompared = "every Database-archive field of the avatar its source game packed (Migration) against the immigrant, but the region, position, move, follow target, changed, command and wake frames"
 
@@ -450,7 +478,12 @@ func runHeadless(cfg headlessConfig, stderr io.Writer) (*headlessReport, error) 
 	}
 	defer st.Close()
 	srv, err := gameserver.New(gameserver.Config{Store: st, Seed: cfg.seed, DeityToken: h.token,
-		Clock: h.clk, OnFrame: func(v gameserver.FrameView) { h.inv.onFrame(v); h.avatars.onFrame(v); h.regions.onFrame(v) }, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour,
+		Clock: h.clk, OnFrame: func(v gameserver.FrameView) {
+			h.inv.onFrame(v)
+			h.avatars.onFrame(v)
+			h.regions.onFrame(v)
+			h.rec.onFrame(v)
+		}, AOI: h.aoi, AOIRefresh: cfg.aoiRefresh, Logger: h.log, SaveEvery: 24 * time.Hour,
 		// Every bot gets in; all connect from 127.0.0.1. Bots send an input at
 		// least every 2×MoveEvery+1 frames, far inside the idle timeout.
 		MaxPlayers: cfg.bots, MaxConns: cfg.bots + 64, MaxConnsPerAddr: cfg.bots + 64})
@@ -555,7 +588,7 @@ func (h *headlessRun) frame(ctx context.Context, sync barriers, play bool) error
 	if err != nil {
 		return err
 	}
-	d -= h.inv.hookTime()
+	d -= h.inv.hookTime() + h.rec.hookTime()
 	if play {
 		h.serverTimes = append(h.serverTimes, d)
 	}
@@ -999,4 +1032,16 @@ func heldProjectiles(c *client.Client) int {
 		}
 	})
 	return n
+}
+
+// recordViolation lists v in the recording, with the avatar of the bot that saw it.
+func (h *headlessRun) recordViolation(v headlessViolation) {
+	var avatar uint64
+	switch v.Check {
+	case "aoi", "aoi-region", "deity", "drift", "exact", "region", "client": // a bot's checks (Bot 0 is a bot)
+		if v.Bot >= 0 && v.Bot < len(h.bots) && h.bots[v.Bot].c != nil {
+			h.bots[v.Bot].c.With(func(r *replica.Replica) { avatar = r.Player() })
+		}
+	}
+	h.rec.violate(v, avatar)
 }
