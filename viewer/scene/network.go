@@ -56,7 +56,7 @@ type network struct {
 	tl      timeline
 	// corrected is the server frame of the last correction in the timeline.
 	corrected uint64
-	deity   deityReplies
+	deity     deityReplies
 
 	now     time.Duration
 	views   []replica.View // the live entities as the client shows them
