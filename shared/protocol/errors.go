@@ -55,11 +55,11 @@ func errorf(offset int, what string, err error, format string, args ...any) *Err
 // package's errors: ERROR_CODE_TOO_LARGE, ERROR_CODE_FLOOD (too many messages),
 // ERROR_CODE_UNKNOWN_MESSAGE (unknown id or wrong direction), or
 // ERROR_CODE_BAD_PACKET for any other decoding error. It returns
-// ERROR_CODE_NONE for nil and ERROR_CODE_INTERNAL for errors not from decoding.
+// ERROR_CODE_UNSPECIFIED for nil and ERROR_CODE_INTERNAL for errors not from decoding.
 func Code(err error) pb.ErrorCode {
 	switch {
 	case err == nil:
-		return pb.ErrorCode_ERROR_CODE_NONE
+		return pb.ErrorCode_ERROR_CODE_UNSPECIFIED
 	case errors.Is(err, ErrTooLarge):
 		return pb.ErrorCode_ERROR_CODE_TOO_LARGE
 	case errors.Is(err, ErrTooManyMessages):

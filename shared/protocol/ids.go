@@ -12,7 +12,7 @@ import (
 // Version is the protocol version; a client sends it in NetMessageLogin and the
 // server refuses a different one. Bump it when the table or a message changes
 // incompatibly.
-const Version = 3 // 2: NetMessageResyncRequest; 3: regions (teleport, region list, region timings)
+const Version = 4 // 2: NetMessageResyncRequest; 3: regions (teleport, region list, region timings); 4: API twinframe.v1
 
 // ID is a message id: the varint before each message of a packet.
 type ID uint32

@@ -105,7 +105,7 @@ func TestZeroPacket(t *testing.T) {
 		t.Errorf("empty zero Packet = % x, want an empty Data packet on MuxGame", got)
 	}
 	var q protocol.Packet
-	if err := q.Append(&pb.NetMessageEntityDestroy{IdEntity: 3}); err != nil {
+	if err := q.Append(&pb.NetMessageEntityDestroy{EntityId: 3}); err != nil {
 		t.Fatal(err)
 	}
 	if got := q.Bytes(); !bytes.Equal(got, []byte{1, 0, 4, 0, 0, 5, 68, 2, 8, 3}) {
@@ -114,7 +114,7 @@ func TestZeroPacket(t *testing.T) {
 }
 
 func TestPacketLimits(t *testing.T) {
-	destroy := &pb.NetMessageEntityDestroy{IdEntity: 1}
+	destroy := &pb.NetMessageEntityDestroy{EntityId: 1}
 	for _, tc := range []struct {
 		name   string
 		limits protocol.Limits

@@ -414,13 +414,8 @@ func isClientMessage(m proto.Message) bool {
 	return false
 }
 
+// login takes an accepted login; a refused one arrives as a NetMessageError.
 func (r *Replica) login(m *pb.NetMessageLoginResult) {
-	if m.GetErrorCode() != pb.ErrorCode_ERROR_CODE_NONE {
-		r.stats.ServerErrors++
-		r.stats.LastServerErr = fmt.Sprintf("%v: %s", m.GetErrorCode(), m.GetError())
-		r.opt.Logger.Warn("replica: login refused", "code", m.GetErrorCode(), "text", m.GetError())
-		return
-	}
 	r.player = m.GetPlayerEntityId()
 	r.role = m.GetRole()
 }
@@ -593,7 +588,7 @@ func (r *Replica) create(m *pb.NetMessageEntityCreate) {
 }
 
 func (r *Replica) destroy(m *pb.NetMessageEntityDestroy) {
-	id := m.GetIdEntity()
+	id := m.GetEntityId()
 	i, ok := r.find(id)
 	if !ok {
 		r.fail(m, id, ErrUnknownEntity, "destroy")

@@ -94,7 +94,7 @@ func (c *session) closed() bool { return c.ctx.Err() != nil }
 func (c *session) reason() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.code == pb.ErrorCode_ERROR_CODE_NONE {
+	if c.code == pb.ErrorCode_ERROR_CODE_UNSPECIFIED {
 		if c.why != "" {
 			return c.why
 		}
@@ -170,7 +170,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 // It reads at most maxSkip bytes, and stops when the connection is closed.
 func (s *Server) discard(ctx context.Context, c *session) {
 	c.mu.Lock()
-	failed := c.code != pb.ErrorCode_ERROR_CODE_NONE && !c.slow
+	failed := c.code != pb.ErrorCode_ERROR_CODE_UNSPECIFIED && !c.slow
 	c.mu.Unlock()
 	if !failed {
 		return
@@ -233,7 +233,7 @@ func (s *Server) readLoop(ctx context.Context, c *session) {
 			if lctx.Err() != nil && ctx.Err() == nil {
 				c.fail(pb.ErrorCode_ERROR_CODE_NOT_LOGGED_IN, "no login in time")
 			} else {
-				c.fail(pb.ErrorCode_ERROR_CODE_NONE, "")
+				c.fail(pb.ErrorCode_ERROR_CODE_UNSPECIFIED, "")
 			}
 		}
 		return
@@ -251,9 +251,9 @@ func (s *Server) readLoop(ctx context.Context, c *session) {
 			if !errors.Is(err, errBadInput) {
 				var ce websocket.CloseError
 				if errors.As(err, &ce) {
-					c.fail(pb.ErrorCode_ERROR_CODE_NONE, "")
+					c.fail(pb.ErrorCode_ERROR_CODE_UNSPECIFIED, "")
 				} else if !c.closed() {
-					c.fail(pb.ErrorCode_ERROR_CODE_NONE, "read_error")
+					c.fail(pb.ErrorCode_ERROR_CODE_UNSPECIFIED, "read_error")
 				}
 			}
 			return
@@ -503,7 +503,7 @@ func (s *Server) closeConn(c *session) {
 		c.conn.CloseNow()
 		return
 	}
-	if code == pb.ErrorCode_ERROR_CODE_NONE {
+	if code == pb.ErrorCode_ERROR_CODE_UNSPECIFIED {
 		c.conn.Close(websocket.StatusNormalClosure, "")
 		return
 	}
