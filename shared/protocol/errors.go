@@ -12,6 +12,7 @@ var (
 	ErrTruncated       = errors.New("protocol: unexpected end of packet")
 	ErrSizeMismatch    = errors.New("protocol: packet size mismatch")
 	ErrBadCommand      = errors.New("protocol: bad mux command")
+	ErrBadMux          = errors.New("protocol: unknown mux id")
 	ErrVarintOverflow  = errors.New("protocol: varint overflow")
 	ErrTooLarge        = errors.New("protocol: size exceeds limit")
 	ErrTooManyMessages = errors.New("protocol: too many messages in packet")
@@ -66,7 +67,7 @@ func Code(err error) pb.ErrorCode {
 		return pb.ErrorCode_ERROR_CODE_FLOOD
 	case errors.Is(err, ErrUnknownID), errors.Is(err, ErrWrongDirection):
 		return pb.ErrorCode_ERROR_CODE_UNKNOWN_MESSAGE
-	case errors.Is(err, ErrTruncated), errors.Is(err, ErrSizeMismatch), errors.Is(err, ErrBadCommand),
+	case errors.Is(err, ErrTruncated), errors.Is(err, ErrSizeMismatch), errors.Is(err, ErrBadCommand), errors.Is(err, ErrBadMux),
 		errors.Is(err, ErrVarintOverflow), errors.Is(err, ErrBadPayload), errors.Is(err, ErrWrongType),
 		errors.Is(err, ErrConfigHash):
 		return pb.ErrorCode_ERROR_CODE_BAD_PACKET

@@ -224,9 +224,15 @@ var errBadInput = errors.New("gameserver: bad input")
 func (s *Server) readLoop(ctx context.Context, c *session) {
 	defer c.cancel()
 	rd := protocol.Reader{Limits: clientPacketLimits, From: protocol.ClientToServer}
-	// Login: the first packet must hold NetMessageLogin.
+	// Login: the first packet must hold NetMessageLogin, or be a mux Connect
+	// (answered with ConnectAck) followed by the packet that does; both within
+	// the login timeout.
 	lctx, cancel := context.WithTimeout(ctx, s.cfg.LoginTimeout)
 	b, err := s.readMessage(lctx, c)
+	if err == nil && isConnect(b) {
+		s.send(c, protocol.AppendHeader(nil, protocol.Header{Mux: protocol.MuxGame, Command: protocol.CommandConnectAck}), 0)
+		b, err = s.readMessage(lctx, c)
+	}
 	cancel()
 	if err != nil {
 		if !errors.Is(err, errBadInput) {
@@ -264,9 +270,42 @@ func (s *Server) readLoop(ctx context.Context, c *session) {
 	}
 }
 
+// isConnect reports whether packet b is a well-formed mux Connect.
+func isConnect(b []byte) bool {
+	h, err := protocol.ConsumeHeader(b)
+	return err == nil && h.Command == protocol.CommandConnect && len(b) == protocol.HeaderSize
+}
+
+// muxCommand checks the mux command of a client packet (see protocol.Command):
+// it reports false, ending the session, for a Disconnect (the client leaves:
+// a normal close) and for a command a client may not send at this point.
+func muxCommand(c *session, h protocol.Header, loggedIn bool) bool {
+	switch h.Command {
+	case protocol.CommandData:
+		return true
+	case protocol.CommandConnectWithData:
+		if !loggedIn {
+			return true
+		}
+	case protocol.CommandDisconnect:
+		c.fail(pb.ErrorCode_ERROR_CODE_UNSPECIFIED, "")
+		return false
+	}
+	when := "before the login"
+	if loggedIn {
+		when = "after the login"
+	}
+	c.fail(pb.ErrorCode_ERROR_CODE_BAD_PACKET, fmt.Sprintf("mux command %v %s", h.Command, when))
+	return false
+}
+
 func (s *Server) decodeLogin(c *session, rd *protocol.Reader, b []byte) (*pb.NetMessageLogin, bool) {
-	if _, err := rd.Reset(b); err != nil {
+	h, err := rd.Reset(b)
+	if err != nil {
 		c.fail(protocol.Code(err), err.Error())
+		return nil, false
+	}
+	if !muxCommand(c, h, false) {
 		return nil, false
 	}
 	if !rd.Next() {
@@ -295,9 +334,8 @@ func (s *Server) decodeLogin(c *session, rd *protocol.Reader, b []byte) (*pb.Net
 // connection's goroutine: the store and the secret's hash (argon2id, memory-hard,
 // a few at a time) never hold up the frame loop.
 func (s *Server) login(c *session, m *pb.NetMessageLogin) bool {
-	if m.GetProtocolVersion() != protocol.Version {
-		c.fail(pb.ErrorCode_ERROR_CODE_PROTOCOL_VERSION,
-			fmt.Sprintf("protocol version %d, server speaks %d", m.GetProtocolVersion(), protocol.Version))
+	if !protocol.Supported(m.GetProtocolVersion()) {
+		c.fail(pb.ErrorCode_ERROR_CODE_PROTOCOL_VERSION, protocol.VersionError(m.GetProtocolVersion()))
 		return false
 	}
 	if err := store.CheckName(m.GetName()); err != nil {
@@ -397,8 +435,12 @@ func (s *Server) checkToken(t string) bool {
 
 // receive decodes a packet into the session's inbox.
 func (s *Server) receive(c *session, rd *protocol.Reader, b []byte) bool {
-	if _, err := rd.Reset(b); err != nil {
+	h, err := rd.Reset(b)
+	if err != nil {
 		c.fail(protocol.Code(err), err.Error())
+		return false
+	}
+	if !muxCommand(c, h, true) {
 		return false
 	}
 	var msgs []proto.Message
