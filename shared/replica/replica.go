@@ -353,7 +353,9 @@ func (r *Replica) fail(msg proto.Message, entity uint64, err error, detail strin
 }
 
 // Receive applies the messages of one server packet (one frame), in order, at
-// client time now. A NetMessageServerFrame starts a frame; when Receive returns,
+// client time now. A NetMessageServerFrame starts a frame packet; the login and
+// resync answers (a login result and a region change) carry none, their
+// NetMessageRegionChange.server_frame places them. When Receive returns,
 // the frame is complete and the own avatar's prediction has been reconciled with
 // it. Inconsistent data is dropped and reported (ResyncReason), never panics.
 func (r *Replica) Receive(now time.Duration, msgs ...proto.Message) {

@@ -17,8 +17,9 @@ import (
 // rawConn is a websocket client that sends and reads packets as bytes, for the
 // mux layer the test client's helpers hide.
 type rawConn struct {
-	t    *testing.T
-	conn *websocket.Conn
+	t      *testing.T
+	conn   *websocket.Conn
+	logins int // login results closed read
 }
 
 func dialRaw(t *testing.T, url string) *rawConn {
@@ -31,7 +32,7 @@ func dialRaw(t *testing.T, url string) *rawConn {
 	}
 	conn.SetReadLimit(protocol.HeaderSize + protocol.MaxBodySize)
 	t.Cleanup(func() { conn.CloseNow() })
-	return &rawConn{t, conn}
+	return &rawConn{t: t, conn: conn}
 }
 
 func (c *rawConn) send(b []byte) {
@@ -56,7 +57,7 @@ func (c *rawConn) next() []byte {
 }
 
 // closed reads until the server closes the connection and returns the close
-// code and the errors the server sent before it.
+// code and the errors the server sent before it; it counts the login results.
 func (c *rawConn) closed() (websocket.StatusCode, []*pb.NetMessageError) {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -76,8 +77,11 @@ func (c *rawConn) closed() (websocket.StatusCode, []*pb.NetMessageError) {
 			c.t.Fatalf("server packet: %v", err)
 		}
 		for _, m := range msgs {
-			if e, ok := m.(*pb.NetMessageError); ok {
-				errs = append(errs, e)
+			switch m := m.(type) {
+			case *pb.NetMessageError:
+				errs = append(errs, m)
+			case *pb.NetMessageLoginResult:
+				c.logins++
 			}
 		}
 	}
@@ -210,8 +214,9 @@ func TestLoginProtocolVersion(t *testing.T) {
 			}
 			code, errs := c.closed()
 			want := websocket.StatusCode(CloseCodeBase + int(pb.ErrorCode_ERROR_CODE_PROTOCOL_VERSION))
-			if code != want || len(errs) != 1 || errs[0].GetCode() != pb.ErrorCode_ERROR_CODE_PROTOCOL_VERSION {
-				t.Fatalf("version %d: closed with %d after %v, want %d after a protocol version error", v, code, errs, want)
+			if code != want || len(errs) != 1 || errs[0].GetCode() != pb.ErrorCode_ERROR_CODE_PROTOCOL_VERSION || c.logins != 0 {
+				t.Fatalf("version %d: closed with %d after %v and %d login results, want %d after a protocol version error and no login result",
+					v, code, errs, c.logins, want)
 			}
 			text := errs[0].GetText()
 			for _, n := range []uint32{v, protocol.Version} {
@@ -222,4 +227,61 @@ func TestLoginProtocolVersion(t *testing.T) {
 			t.Logf("%q", text)
 		})
 	}
+}
+
+// TestPacketShapes: the login answer and the resync answer are each a packet of
+// exactly NetMessageLoginResult and NetMessageRegionChange, with no
+// NetMessageServerFrame; every other packet starts with a NetMessageServerFrame
+// (twinframe.proto says so to a client written from it).
+func TestPacketShapes(t *testing.T) {
+	checkLeaks(t)
+	s := startServer(t, "", nil)
+	c := dial(t, s.url, dialOpt{})
+	c.login("shapes", nil)
+	answer := func(p []proto.Message) bool {
+		t.Helper()
+		if len(p) > 0 {
+			if _, ok := p[0].(*pb.NetMessageLoginResult); ok {
+				_, region := p[len(p)-1].(*pb.NetMessageRegionChange)
+				if len(p) != 2 || !region {
+					t.Fatalf("answer packet %v, want a login result and a region change", names(p))
+				}
+				return true
+			}
+		}
+		if len(p) == 0 {
+			t.Fatal("an empty packet")
+		}
+		if _, ok := p[0].(*pb.NetMessageServerFrame); !ok {
+			t.Fatalf("packet %v does not start with a server frame", names(p))
+		}
+		return false
+	}
+	if !answer(c.next(wait)) {
+		t.Fatal("the first packet is not the login answer")
+	}
+	for range 5 {
+		if answer(c.next(wait)) {
+			t.Fatal("a second login answer without a resync request")
+		}
+	}
+	if err := c.send(&pb.NetMessageResyncRequest{Reason: pb.ResyncReason_RESYNC_REASON_OTHER}); err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; !answer(c.next(wait)); n++ {
+		if n == 100 {
+			t.Fatal("no resync answer in 100 packets")
+		}
+	}
+	for range 5 {
+		answer(c.next(wait))
+	}
+}
+
+func names(p []proto.Message) []string {
+	var out []string
+	for _, m := range p {
+		out = append(out, string(proto.MessageName(m).Name()))
+	}
+	return out
 }
