@@ -285,3 +285,59 @@ func names(p []proto.Message) []string {
 	}
 	return out
 }
+
+// TestInputSequence: input numbers start at 1 and each must be above the last
+// (gaps allowed); 0 or a number not above the last is dropped with a non-fatal
+// ERROR_CODE_BAD_PACKET, as twinframe.proto's input_seq says.
+func TestInputSequence(t *testing.T) {
+	checkLeaks(t)
+	s := startServer(t, "", nil)
+	c := dial(t, s.url, dialOpt{})
+	c.login("seq", nil)
+	steps := []struct {
+		seq     uint32
+		ack     uint32 // last_input_seq once the input is handled
+		refused bool
+	}{
+		{0, 0, true},
+		{1, 1, false},
+		{1, 1, true},
+		{4, 4, false}, // a gap
+		{3, 4, true},
+		{5, 5, false},
+	}
+	for _, st := range steps {
+		if err := c.send(&pb.NetMessageStop{InputSeq: st.seq}); err != nil {
+			t.Fatal(err)
+		}
+		var refusal *pb.NetMessageError
+		for n := 0; ; n++ {
+			if n == 200 {
+				t.Fatalf("input %d: no acknowledgement of %d and no refusal in 200 packets", st.seq, st.ack)
+			}
+			var ack uint32
+			acked := false
+			for _, m := range c.next(wait) {
+				switch m := m.(type) {
+				case *pb.NetMessageServerFrame:
+					ack, acked = m.GetLastInputSeq(), true
+				case *pb.NetMessageError:
+					refusal = m
+				}
+			}
+			if refusal != nil || acked && ack == st.ack && !st.refused {
+				if acked && ack != st.ack {
+					t.Fatalf("input %d: acknowledged %d, want %d", st.seq, ack, st.ack)
+				}
+				break
+			}
+		}
+		want := fmt.Sprintf("input %d out of sequence", st.seq)
+		switch {
+		case st.refused && (refusal == nil || refusal.GetCode() != pb.ErrorCode_ERROR_CODE_BAD_PACKET || refusal.GetText() != want):
+			t.Fatalf("input %d: refusal %v, want a bad packet %q", st.seq, refusal, want)
+		case !st.refused && refusal != nil:
+			t.Fatalf("input %d: refused: %v", st.seq, refusal)
+		}
+	}
+}
