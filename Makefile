@@ -4,11 +4,13 @@
 GO            ?= go
 STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT     := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+BUF           := github.com/bufbuild/buf/cmd/buf@v1.75.0
+PROTO_RELEASE := shared/protocol/pb/releases/v1.binpb
 WASM_EXEC_DIR := $(shell $(GO) env GOROOT)/lib/wasm
 BENCH_COUNT   ?= 6
 BENCH_OUT     ?= bench.txt
 
-.PHONY: all setup test test-native test-wasm test-fma test-headless vet lint fmt fmt-check bench run run-cluster fuzz proto wasm
+.PHONY: all setup test test-native test-wasm test-fma test-headless vet lint fmt fmt-check bench run run-cluster fuzz proto proto-check proto-release wasm
 
 all: test
 
@@ -17,7 +19,7 @@ setup:
 	@scripts/setup.sh
 
 ## test: everything CI checks.
-test: setup fmt-check vet lint test-native test-wasm test-fma test-headless
+test: setup fmt-check vet lint proto-check test-native test-wasm test-fma test-headless
 
 # The tests run as in CI (internal/testenv): a tool or data set a test needs that is
 # missing (protoc, chromium, xvfb-run, the conformance data) fails it instead of
@@ -77,6 +79,17 @@ fuzz:
 ## proto: regenerate the protobuf Go code (committed; a test fails when it is stale).
 proto: setup
 	scripts/genproto.sh
+
+## proto-check: buf lint of the protocol's .proto, and buf breaking against the
+## descriptor set of its last release (committed: CI clones carry no tags).
+proto-check:
+	$(GO) run $(BUF) lint shared/protocol/pb
+	$(GO) run $(BUF) breaking shared/protocol/pb --against $(PROTO_RELEASE)
+
+## proto-release: record the .proto as released, for proto-check to hold later
+## changes to (run when a release is cut; commit the file).
+proto-release: setup
+	protoc -I shared/protocol/pb --include_imports --descriptor_set_out=$(PROTO_RELEASE) twinframe.proto
 
 ## wasm: the browser viewer (web/viewer.wasm) and the wasm_exec.js of this Go. Without
 ## symbols, DWARF and file paths (-s -w -trimpath: 0.7 MB less), gzipped at -9 for the

@@ -250,9 +250,6 @@ func (c *Client) receive(now time.Duration, msgs []proto.Message) *pb.NetMessage
 	defer c.mu.Unlock()
 	for _, m := range msgs {
 		if lr, ok := m.(*pb.NetMessageLoginResult); ok {
-			if lr.GetErrorCode() != pb.ErrorCode_ERROR_CODE_NONE && c.loginErr == nil {
-				c.loginErr = fmt.Errorf("%w: %v: %s", ErrLoginRefused, lr.GetErrorCode(), lr.GetError())
-			}
 			if t := lr.GetIssuedToken(); t != "" {
 				c.issued = t
 			}

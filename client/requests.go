@@ -42,7 +42,7 @@ func (c *Client) Xdump(command string) (id uint32, err error) {
 // (deity): by the same handoff as a portal when the region is another, and the
 // player's client gets a region change; within the player's region, a move.
 func (c *Client) Teleport(player string, region, marker int32) error {
-	return c.Send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, Player: player, Region: region, Marker: marker})
+	return c.Send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, PlayerName: player, RegionId: region, MarkerId: marker})
 }
 
 // Regions asks for the list of regions with their players (deity); the answer is a

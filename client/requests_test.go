@@ -62,7 +62,7 @@ func TestRequests(t *testing.T) {
 		{"xdump", func(c *client.Client) error { _, err := c.Xdump("xdump meta entity"); return err }, xdump(1, "xdump meta entity")},
 		{"second xdump", func(c *client.Client) error { _, err := c.Xdump("xdump entity 7"); return err }, xdump(2, "xdump entity 7")},
 		{"teleport", func(c *client.Client) error { return c.Teleport("bob", 2, 85) },
-			&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, Player: "bob", Region: 2, Marker: 85}},
+			&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, PlayerName: "bob", RegionId: 2, MarkerId: 85}},
 		{"regions", (*client.Client).Regions, debug(pb.DebugOp_DEBUG_OP_REGIONS, 0)},
 	}
 	cli, srv := netsim.Pipe()

@@ -398,25 +398,25 @@ var File_internal_legacypb_entitycreate_proto protoreflect.FileDescriptor
 
 const file_internal_legacypb_entitycreate_proto_rawDesc = "" +
 	"\n" +
-	"$internal/legacypb/entitycreate.proto\x12\x10twinframe.legacy\x1a\"shared/protocol/pb/twinframe.proto\"z\n" +
-	"\x11NetStructPathNode\x129\n" +
-	"\x05point\x18\x01 \x02(\v2#.twinframe.protocol.NetStructPoint3R\x05point\x12\x12\n" +
+	"$internal/legacypb/entitycreate.proto\x12\x10twinframe.legacy\x1a\"shared/protocol/pb/twinframe.proto\"t\n" +
+	"\x11NetStructPathNode\x123\n" +
+	"\x05point\x18\x01 \x02(\v2\x1d.twinframe.v1.NetStructPoint3R\x05point\x12\x12\n" +
 	"\x04side\x18\x02 \x01(\x05R\x04side\x12\x16\n" +
-	"\x06radius\x18\x03 \x01(\x02R\x06radius\"\x86\x02\n" +
+	"\x06radius\x18\x03 \x01(\x02R\x06radius\"\x80\x02\n" +
 	"\x18NetStructLocomotionState\x12\x1e\n" +
 	"\n" +
 	"fieldFlags\x18\x01 \x02(\rR\n" +
 	"fieldFlags\x12\x14\n" +
-	"\x05frame\x18\x02 \x02(\x04R\x05frame\x12?\n" +
-	"\bposition\x18\x03 \x01(\v2#.twinframe.protocol.NetStructPoint3R\bposition\x12\x10\n" +
+	"\x05frame\x18\x02 \x02(\x04R\x05frame\x129\n" +
+	"\bposition\x18\x03 \x01(\v2\x1d.twinframe.v1.NetStructPoint3R\bposition\x12\x10\n" +
 	"\x03yaw\x18\x04 \x01(\x02R\x03yaw\x12\x14\n" +
 	"\x05speed\x18\x05 \x01(\x02R\x05speed\x12\x12\n" +
 	"\x04goal\x18\x06 \x01(\rR\x04goal\x127\n" +
-	"\x04path\x18\a \x03(\v2#.twinframe.legacy.NetStructPathNodeR\x04path\"\xca\x01\n" +
+	"\x04path\x18\a \x03(\v2#.twinframe.legacy.NetStructPathNodeR\x04path\"\xc4\x01\n" +
 	"\x13NetStructProjectile\x12*\n" +
 	"\x10powerPrototypeId\x18\x01 \x02(\x05R\x10powerPrototypeId\x12&\n" +
-	"\x0esourceEntityId\x18\x02 \x02(\x04R\x0esourceEntityId\x12A\n" +
-	"\tdirection\x18\x03 \x02(\v2#.twinframe.protocol.NetStructPoint3R\tdirection\x12\x1c\n" +
+	"\x0esourceEntityId\x18\x02 \x02(\x04R\x0esourceEntityId\x12;\n" +
+	"\tdirection\x18\x03 \x02(\v2\x1d.twinframe.v1.NetStructPoint3R\tdirection\x12\x1c\n" +
 	"\trangeLeft\x18\x04 \x02(\x02R\trangeLeft\"\x9b\x02\n" +
 	"\x16NetMessageEntityCreate\x12\x1a\n" +
 	"\bidEntity\x18\x01 \x02(\x04R\bidEntity\x12 \n" +
@@ -452,13 +452,13 @@ var file_internal_legacypb_entitycreate_proto_goTypes = []any{
 	(*NetStructProjectile)(nil),      // 2: twinframe.legacy.NetStructProjectile
 	(*NetMessageEntityCreate)(nil),   // 3: twinframe.legacy.NetMessageEntityCreate
 	(*NetMessageWorldState)(nil),     // 4: twinframe.legacy.NetMessageWorldState
-	(*pb.NetStructPoint3)(nil),       // 5: twinframe.protocol.NetStructPoint3
+	(*pb.NetStructPoint3)(nil),       // 5: twinframe.v1.NetStructPoint3
 }
 var file_internal_legacypb_entitycreate_proto_depIdxs = []int32{
-	5, // 0: twinframe.legacy.NetStructPathNode.point:type_name -> twinframe.protocol.NetStructPoint3
-	5, // 1: twinframe.legacy.NetStructLocomotionState.position:type_name -> twinframe.protocol.NetStructPoint3
+	5, // 0: twinframe.legacy.NetStructPathNode.point:type_name -> twinframe.v1.NetStructPoint3
+	5, // 1: twinframe.legacy.NetStructLocomotionState.position:type_name -> twinframe.v1.NetStructPoint3
 	0, // 2: twinframe.legacy.NetStructLocomotionState.path:type_name -> twinframe.legacy.NetStructPathNode
-	5, // 3: twinframe.legacy.NetStructProjectile.direction:type_name -> twinframe.protocol.NetStructPoint3
+	5, // 3: twinframe.legacy.NetStructProjectile.direction:type_name -> twinframe.v1.NetStructPoint3
 	1, // 4: twinframe.legacy.NetMessageEntityCreate.locomotion:type_name -> twinframe.legacy.NetStructLocomotionState
 	2, // 5: twinframe.legacy.NetMessageEntityCreate.projectile:type_name -> twinframe.legacy.NetStructProjectile
 	3, // 6: twinframe.legacy.NetMessageWorldState.entities:type_name -> twinframe.legacy.NetMessageEntityCreate

@@ -17,15 +17,15 @@
 //	              Data=5 (only ConnectWithData and Data carry a body)
 //	6       ...   messages, each: varint id, varint payload length, payload
 //
-// A payload is the protobuf encoding of the id's message type (package pb). The
-// game's archive-carrying messages keep their names and fields
-// (NetMessageEntityCreate{baseData, archiveData} and so on); their archives are built
+// A payload is the protobuf encoding of the id's message type (package pb, the
+// .proto package twinframe.v1). The game's archive-carrying messages keep their
+// names (NetMessageEntityCreate{archive_data} and so on); their archives are built
 // by shared/archive in Replication mode. The messages are proto3, not the game's
 // proto2: generated Go then holds scalars as values rather than pointers, so
 // unmarshalling allocates per message rather than per field, and a non-default value
 // encodes exactly as the game's proto2 required field would; `optional` marks the
-// few fields whose presence matters (a deity token, a fire's target entity).
-// Unknown fields are discarded on unmarshal.
+// few fields whose presence matters (a deity token, a secret). Unknown fields are
+// discarded on unmarshal.
 //
 // Message ids are stable and never reused; client→server ids count from 1,
 // server→client ids from 64. The table below is the Go table in ids.go (a test

@@ -12,6 +12,7 @@ var (
 	ErrTruncated       = errors.New("protocol: unexpected end of packet")
 	ErrSizeMismatch    = errors.New("protocol: packet size mismatch")
 	ErrBadCommand      = errors.New("protocol: bad mux command")
+	ErrBadMux          = errors.New("protocol: unknown mux id")
 	ErrVarintOverflow  = errors.New("protocol: varint overflow")
 	ErrTooLarge        = errors.New("protocol: size exceeds limit")
 	ErrTooManyMessages = errors.New("protocol: too many messages in packet")
@@ -55,18 +56,18 @@ func errorf(offset int, what string, err error, format string, args ...any) *Err
 // package's errors: ERROR_CODE_TOO_LARGE, ERROR_CODE_FLOOD (too many messages),
 // ERROR_CODE_UNKNOWN_MESSAGE (unknown id or wrong direction), or
 // ERROR_CODE_BAD_PACKET for any other decoding error. It returns
-// ERROR_CODE_NONE for nil and ERROR_CODE_INTERNAL for errors not from decoding.
+// ERROR_CODE_UNSPECIFIED for nil and ERROR_CODE_INTERNAL for errors not from decoding.
 func Code(err error) pb.ErrorCode {
 	switch {
 	case err == nil:
-		return pb.ErrorCode_ERROR_CODE_NONE
+		return pb.ErrorCode_ERROR_CODE_UNSPECIFIED
 	case errors.Is(err, ErrTooLarge):
 		return pb.ErrorCode_ERROR_CODE_TOO_LARGE
 	case errors.Is(err, ErrTooManyMessages):
 		return pb.ErrorCode_ERROR_CODE_FLOOD
 	case errors.Is(err, ErrUnknownID), errors.Is(err, ErrWrongDirection):
 		return pb.ErrorCode_ERROR_CODE_UNKNOWN_MESSAGE
-	case errors.Is(err, ErrTruncated), errors.Is(err, ErrSizeMismatch), errors.Is(err, ErrBadCommand),
+	case errors.Is(err, ErrTruncated), errors.Is(err, ErrSizeMismatch), errors.Is(err, ErrBadCommand), errors.Is(err, ErrBadMux),
 		errors.Is(err, ErrVarintOverflow), errors.Is(err, ErrBadPayload), errors.Is(err, ErrWrongType),
 		errors.Is(err, ErrConfigHash):
 		return pb.ErrorCode_ERROR_CODE_BAD_PACKET

@@ -13,7 +13,7 @@ func Example() {
 	p.Reset(protocol.MuxGame, protocol.CommandData)
 	p.Append(&pb.NetMessageServerFrame{Frame: 42, LastInputSeq: 7})
 	p.Append(&pb.NetMessageLocomotionStateUpdate{ArchiveData: []byte{0x01, 0x2A}})
-	p.Append(&pb.NetMessageEntityDestroy{IdEntity: 300})
+	p.Append(&pb.NetMessageEntityDestroy{EntityId: 300})
 	packet := p.Bytes()
 	fmt.Printf("% x\n", packet)
 
@@ -36,7 +36,7 @@ func Example() {
 		case *pb.NetMessageLocomotionStateUpdate:
 			fmt.Printf("@%d %v: archive % x\n", r.Offset(), r.ID(), m.ArchiveData)
 		case *pb.NetMessageEntityDestroy:
-			fmt.Printf("@%d %v: entity %d\n", r.Offset(), r.ID(), m.IdEntity)
+			fmt.Printf("@%d %v: entity %d\n", r.Offset(), r.ID(), m.EntityId)
 		}
 	}
 	if err := r.Err(); err != nil {

@@ -9,10 +9,34 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// Version is the protocol version; a client sends it in NetMessageLogin and the
-// server refuses a different one. Bump it when the table or a message changes
-// incompatibly.
-const Version = 3 // 2: NetMessageResyncRequest; 3: regions (teleport, region list, region timings)
+// Version is the protocol version this build speaks; a client sends it in
+// NetMessageLogin. Bump it when the table or a message changes incompatibly
+// (and refresh the .proto's release descriptor set: see twinframe.proto).
+// 2: NetMessageResyncRequest; 3: regions (teleport, region list, region
+// timings); 4: the .proto as API twinframe.v1 (fields removed that the server
+// never set or read: NetMessageLoginResult.errorCode/error,
+// NetMessageFire.targetEntity, NetMessageEntityCreate.baseData; a mux id other
+// than MuxGame refused; Connect answered with ConnectAck; Disconnect ends the
+// session).
+const Version = 4
+
+// MinVersion is the oldest client protocol version a server of this build
+// accepts: the server takes a login whose version is in [MinVersion, Version]
+// and refuses any other with ERROR_CODE_PROTOCOL_VERSION (see VersionError).
+const MinVersion = 4
+
+// Supported reports whether a server of this build accepts a client that
+// speaks protocol version v.
+func Supported(v uint32) bool { return v >= MinVersion && v <= Version }
+
+// VersionError is the text of the refusal of a client that speaks version v:
+// it names the client's version and the ones the server supports.
+func VersionError(v uint32) string {
+	if MinVersion == Version {
+		return fmt.Sprintf("client protocol version %d is not supported: this server speaks version %d", v, Version)
+	}
+	return fmt.Sprintf("client protocol version %d is not supported: this server speaks versions %d to %d", v, MinVersion, Version)
+}
 
 // ID is a message id: the varint before each message of a packet.
 type ID uint32

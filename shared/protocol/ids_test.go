@@ -189,7 +189,7 @@ func TestAllowedFor(t *testing.T) {
 		}
 	}
 	for _, id := range []protocol.ID{7, 8, 74} {
-		if m, _ := protocol.Lookup(id); m.AllowedFor(pb.Role_ROLE_PLAYER) || m.AllowedFor(pb.Role_ROLE_NONE) {
+		if m, _ := protocol.Lookup(id); m.AllowedFor(pb.Role_ROLE_PLAYER) || m.AllowedFor(pb.Role_ROLE_UNSPECIFIED) {
 			t.Errorf("%v allowed to a non-deity", id)
 		}
 	}
@@ -212,7 +212,7 @@ func TestCode(t *testing.T) {
 			t.Errorf("%s: Code(%v) = %v, want %v", tc.name, r.Err(), got, want)
 		}
 	}
-	if protocol.Code(nil) != pb.ErrorCode_ERROR_CODE_NONE || protocol.Code(errors.New("x")) != pb.ErrorCode_ERROR_CODE_INTERNAL {
+	if protocol.Code(nil) != pb.ErrorCode_ERROR_CODE_UNSPECIFIED || protocol.Code(errors.New("x")) != pb.ErrorCode_ERROR_CODE_INTERNAL {
 		t.Error("Code of nil or a foreign error")
 	}
 }

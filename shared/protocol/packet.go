@@ -24,12 +24,20 @@ type Command uint8
 
 // Mux commands. Only CommandData and CommandConnectWithData carry messages; the
 // others have an empty body.
+//
+// What the server does with each: a client may open with Connect, which the
+// server answers with a ConnectAck packet before it reads the login; or open
+// straight with the login in a Data (or ConnectWithData) packet, which gets no
+// ConnectAck. After the login a client sends Data, or Disconnect to leave (the
+// server then closes the websocket normally, 1000); any other command is a bad
+// packet. The server sends Data packets only, besides that ConnectAck; it never
+// sends Disconnect: it ends a session by closing the websocket with a code.
 const (
-	CommandConnect         Command = 1
-	CommandConnectAck      Command = 2 // the answer to Connect and ConnectWithData
-	CommandDisconnect      Command = 3
-	CommandConnectWithData Command = 4
-	CommandData            Command = 5
+	CommandConnect         Command = 1 // client: open the channel before the login
+	CommandConnectAck      Command = 2 // server: the answer to Connect
+	CommandDisconnect      Command = 3 // client: leave
+	CommandConnectWithData Command = 4 // client: open the channel with the login
+	CommandData            Command = 5 // messages
 )
 
 var commandNames = [...]string{
@@ -64,7 +72,9 @@ func AppendHeader(b []byte, h Header) []byte {
 }
 
 // ConsumeHeader decodes the header at the start of b. It checks only the header
-// itself (length, command); see Reader for the whole packet.
+// itself (length, mux id, command); see Reader for the whole packet. The only
+// mux id is MuxGame: any other is refused, so that a peer that speaks another
+// channel learns it at once instead of having its messages taken as the game's.
 func ConsumeHeader(b []byte) (Header, error) {
 	if len(b) < HeaderSize {
 		return Header{}, errorf(0, "packet header", ErrTruncated, "%d bytes < %d", len(b), HeaderSize)
@@ -73,6 +83,9 @@ func ConsumeHeader(b []byte) (Header, error) {
 		Mux:     uint16(b[0]) | uint16(b[1])<<8,
 		Size:    int(b[2]) | int(b[3])<<8 | int(b[4])<<16,
 		Command: Command(b[5]),
+	}
+	if h.Mux != MuxGame {
+		return h, errorf(0, "mux id", ErrBadMux, "%d; the only channel is %d (the game)", h.Mux, MuxGame)
 	}
 	if !h.Command.Valid() {
 		return h, errorf(5, "mux command", ErrBadCommand, "%v", h.Command)

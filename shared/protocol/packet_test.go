@@ -53,7 +53,12 @@ func TestAppendSize(t *testing.T) {
 	if !bytes.Equal(b[1:], []byte{0xEF, 0xBE, 0xFF, 0xFF, 0xFF, 0x05}) {
 		t.Errorf("header % x: want little-endian mux, size, command", b[1:])
 	}
-	if got, err := protocol.ConsumeHeader(b[1:]); err != nil || got != h {
+	// The only channel is MuxGame: another mux id is refused.
+	if got, err := protocol.ConsumeHeader(b[1:]); !errors.Is(err, protocol.ErrBadMux) || got != h {
+		t.Errorf("ConsumeHeader = %+v, %v; want %+v and ErrBadMux", got, err, h)
+	}
+	h.Mux = protocol.MuxGame
+	if got, err := protocol.ConsumeHeader(protocol.AppendHeader(nil, h)); err != nil || got != h {
 		t.Errorf("ConsumeHeader = %+v, %v; want %+v", got, err, h)
 	}
 }
@@ -105,7 +110,7 @@ func TestZeroPacket(t *testing.T) {
 		t.Errorf("empty zero Packet = % x, want an empty Data packet on MuxGame", got)
 	}
 	var q protocol.Packet
-	if err := q.Append(&pb.NetMessageEntityDestroy{IdEntity: 3}); err != nil {
+	if err := q.Append(&pb.NetMessageEntityDestroy{EntityId: 3}); err != nil {
 		t.Fatal(err)
 	}
 	if got := q.Bytes(); !bytes.Equal(got, []byte{1, 0, 4, 0, 0, 5, 68, 2, 8, 3}) {
@@ -114,7 +119,7 @@ func TestZeroPacket(t *testing.T) {
 }
 
 func TestPacketLimits(t *testing.T) {
-	destroy := &pb.NetMessageEntityDestroy{IdEntity: 1}
+	destroy := &pb.NetMessageEntityDestroy{EntityId: 1}
 	for _, tc := range []struct {
 		name   string
 		limits protocol.Limits
@@ -186,6 +191,8 @@ func malformed() []struct {
 	}{
 		{"empty", protocol.Reader{}, nil, protocol.ErrTruncated, 0, 0},
 		{"truncated header", protocol.Reader{}, []byte{1, 0, 0, 0, 0}, protocol.ErrTruncated, 0, 0},
+		{"mux id 0", protocol.Reader{}, append(protocol.AppendHeader(nil, protocol.Header{Mux: 0, Size: len(frame), Command: protocol.CommandData}), frame...), protocol.ErrBadMux, 0, 0},
+		{"mux id 2", protocol.Reader{}, append(protocol.AppendHeader(nil, protocol.Header{Mux: 2, Size: len(frame), Command: protocol.CommandData}), frame...), protocol.ErrBadMux, 0, 0},
 		{"command 0", protocol.Reader{}, hdr(0, 0), protocol.ErrBadCommand, 5, 0},
 		{"command 6", protocol.Reader{}, hdr(0, 6), protocol.ErrBadCommand, 5, 0},
 		{"Connect with a body", protocol.Reader{}, append(hdr(2, protocol.CommandConnect), frame[:2]...), protocol.ErrBadCommand, 2, 0},

@@ -16,7 +16,7 @@ func TestReadAll(t *testing.T) {
 	t.Parallel()
 	var p protocol.Packet
 	p.Reset(protocol.MuxGame, protocol.CommandData)
-	want := []proto.Message{&pb.NetMessageServerFrame{Frame: 9}, &pb.NetMessageEntityDestroy{IdEntity: 300}}
+	want := []proto.Message{&pb.NetMessageServerFrame{Frame: 9}, &pb.NetMessageEntityDestroy{EntityId: 300}}
 	for _, m := range want {
 		if err := p.Append(m); err != nil {
 			t.Fatal(err)

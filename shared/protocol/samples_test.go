@@ -19,12 +19,11 @@ func samples() []proto.Message {
 	}
 	sum := protocol.HashConfigFiles(tables)
 	token := "s3cret"
-	target := uint64(77)
 	return []proto.Message{
 		&pb.NetMessageLogin{Name: "ada", DeityToken: &token, ProtocolVersion: protocol.Version},
 		&pb.NetMessageMoveTo{InputSeq: 12, ClientFrame: 3400, Target: &pb.NetStructPoint3{X: 10.5, Y: -3.25, Z: 0}},
 		&pb.NetMessageStop{InputSeq: 13, ClientFrame: 3401},
-		&pb.NetMessageFire{InputSeq: 14, ClientFrame: 3402, Target: &pb.NetStructPoint3{X: 1, Y: 2}, TargetEntity: &target},
+		&pb.NetMessageFire{InputSeq: 14, ClientFrame: 3402, Target: &pb.NetStructPoint3{X: 1, Y: 2}},
 		&pb.NetMessagePing{ClientTimeMicros: 1_700_000_000_000_000, ClientFrame: 3402},
 		&pb.NetMessageXDumpRequest{RequestId: 1, Command: "xdump entity *"},
 		&pb.NetMessageLiveEditRequest{RequestId: 2, Records: "entity id=5 x=10\n"},
@@ -34,8 +33,8 @@ func samples() []proto.Message {
 		&pb.NetMessageLoginResult{PlayerEntityId: 1001, Role: pb.Role_ROLE_DEITY, ServerFrame: 3390, ProtocolVersion: protocol.Version},
 		&pb.NetMessageRegionChange{RegionId: 1, Tables: tables, TablesHash: sum[:], ServerFrame: 3390},
 		&pb.NetMessageServerFrame{Frame: 3403, LastInputSeq: 14},
-		&pb.NetMessageEntityCreate{BaseData: []byte{0x01, 0xE9, 0x07}, ArchiveData: bytes.Repeat([]byte{0x5A}, 40)},
-		&pb.NetMessageEntityDestroy{IdEntity: 1001},
+		&pb.NetMessageEntityCreate{ArchiveData: bytes.Repeat([]byte{0x5A}, 40)},
+		&pb.NetMessageEntityDestroy{EntityId: 1001},
 		&pb.NetMessageLocomotionStateUpdate{ArchiveData: bytes.Repeat([]byte{0x11}, 20)},
 		&pb.NetMessagePowerResult{ArchiveData: []byte{0xEF, 0x01, 0x02, 0x03}},
 		&pb.NetMessagePong{ClientTimeMicros: 1_700_000_000_000_000, ClientFrame: 3402, ServerFrame: 3404},
@@ -49,8 +48,8 @@ func samples() []proto.Message {
 			DroppedFrames: 2, PeriodMicros: 50_000, Regions: []*pb.NetStructRegionTiming{
 				{RegionId: 0, DurationMicros: []uint32{300, 280, 1900}, LatenessMicros: []uint32{0, 0, 40}}}},
 		&pb.NetMessageRegionList{ServerFrame: 3404, Regions: []*pb.NetStructRegionInfo{
-			{Id: 0, Name: "downtown", Players: []string{"ada", "bo"}, Entities: 412, StateHash: 0x9e3779b97f4a7c15},
-			{Id: 1, Name: "wilds", Entities: 380, StateHash: 42}}},
+			{RegionId: 0, Name: "downtown", Players: []string{"ada", "bo"}, Entities: 412, StateHash: 0x9e3779b97f4a7c15},
+			{RegionId: 1, Name: "wilds", Entities: 380, StateHash: 42}}},
 	}
 }
 
@@ -63,21 +62,21 @@ func maximal() []proto.Message {
 	return []proto.Message{
 		&pb.NetMessageMoveTo{InputSeq: u32, ClientFrame: u64, Target: p},
 		&pb.NetMessageStop{InputSeq: u32, ClientFrame: u64},
-		&pb.NetMessageFire{InputSeq: u32, ClientFrame: u64, Target: p, TargetEntity: &u64},
+		&pb.NetMessageFire{InputSeq: u32, ClientFrame: u64, Target: p},
 		&pb.NetMessagePing{ClientTimeMicros: u64, ClientFrame: u64},
 		&pb.NetMessageDebugCommand{Op: pb.DebugOp(math.MinInt32), Frames: u32},
 		&pb.NetMessageResyncRequest{Reason: pb.ResyncReason(math.MinInt32), ServerFrame: u64,
 			Detail: strings.Repeat("\U0010FFFF", protocol.MaxResyncDetail/4)},
 		&pb.NetMessageServerFrame{Frame: u64, LastInputSeq: u32, Paused: true},
-		&pb.NetMessageEntityDestroy{IdEntity: u64},
+		&pb.NetMessageEntityDestroy{EntityId: u64},
 		&pb.NetMessagePong{ClientTimeMicros: u64, ClientFrame: u64, ServerFrame: u64},
 		&pb.NetMessageServerFrameStats{Frame: u64, DurationMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats),
 			LatenessMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats), DroppedFrames: u64, PeriodMicros: u32,
 			Regions: slices.Repeat([]*pb.NetStructRegionTiming{{RegionId: math.MinInt32,
 				DurationMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats),
 				LatenessMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats)}}, protocol.MaxRegionTimings)},
-		&pb.NetMessageDebugCommand{Op: pb.DebugOp(math.MinInt32), Frames: u32, Player: strings.Repeat("\U0010FFFF", 8),
-			Region: math.MinInt32, Marker: math.MinInt32},
+		&pb.NetMessageDebugCommand{Op: pb.DebugOp(math.MinInt32), Frames: u32, PlayerName: strings.Repeat("\U0010FFFF", 8),
+			RegionId: math.MinInt32, MarkerId: math.MinInt32},
 	}
 }
 
@@ -94,7 +93,6 @@ func framePacket() []proto.Message {
 	}
 	for i := range 2 {
 		msgs = append(msgs, &pb.NetMessageEntityCreate{
-			BaseData:    []byte{0x03, byte(0x80 + i), 0x10},
 			ArchiveData: bytes.Repeat([]byte{byte(i + 1)}, 48),
 		})
 	}

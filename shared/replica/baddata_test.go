@@ -57,7 +57,7 @@ func TestInconsistentServerData(t *testing.T) {
 		want error
 	}{
 		{"destroy of an unknown entity", func(*replicationtest.Server, *replica.Replica) []proto.Message {
-			return []proto.Message{&pb.NetMessageEntityDestroy{IdEntity: 987654}}
+			return []proto.Message{&pb.NetMessageEntityDestroy{EntityId: 987654}}
 		}, replica.ErrUnknownEntity},
 		{"update before create", func(*replicationtest.Server, *replica.Replica) []proto.Message {
 			return []proto.Message{update(987654)}
@@ -117,7 +117,7 @@ func TestInconsistentServerData(t *testing.T) {
 func TestLoginRefused(t *testing.T) {
 	t.Parallel()
 	r := replica.New(nil)
-	r.Receive(0, &pb.NetMessageLoginResult{ErrorCode: pb.ErrorCode_ERROR_CODE_BAD_LOGIN, Error: "name taken"})
+	r.Receive(0, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_LOGIN, Text: "name taken"})
 	if r.Player() != 0 || r.Stats().ServerErrors != 1 || r.Stats().LastServerErr == "" {
 		t.Fatalf("player %d, stats %+v", r.Player(), r.Stats())
 	}

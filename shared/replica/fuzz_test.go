@@ -31,7 +31,7 @@ func FuzzReceive(f *testing.F) {
 			if len(data) > 0 {
 				id = uint64(data[0])
 			}
-			m = &pb.NetMessageEntityDestroy{IdEntity: id}
+			m = &pb.NetMessageEntityDestroy{EntityId: id}
 		}
 		now := FrameDuration * 0
 		r.Receive(now, &pb.NetMessageServerFrame{Frame: frame, LastInputSeq: uint32(len(data))}, m)

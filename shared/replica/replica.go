@@ -354,7 +354,9 @@ func (r *Replica) fail(msg proto.Message, entity uint64, err error, detail strin
 }
 
 // Receive applies the messages of one server packet (one frame), in order, at
-// client time now. A NetMessageServerFrame starts a frame; when Receive returns,
+// client time now. A NetMessageServerFrame starts a frame packet; the login and
+// resync answers (a login result and a region change) carry none, their
+// NetMessageRegionChange.server_frame places them. When Receive returns,
 // the frame is complete and the own avatar's prediction has been reconciled with
 // it. Inconsistent data is dropped and reported (ResyncReason), never panics.
 func (r *Replica) Receive(now time.Duration, msgs ...proto.Message) {
@@ -445,13 +447,8 @@ func isClientMessage(m proto.Message) bool {
 	return false
 }
 
+// login takes an accepted login; a refused one arrives as a NetMessageError.
 func (r *Replica) login(m *pb.NetMessageLoginResult) {
-	if m.GetErrorCode() != pb.ErrorCode_ERROR_CODE_NONE {
-		r.stats.ServerErrors++
-		r.stats.LastServerErr = fmt.Sprintf("%v: %s", m.GetErrorCode(), m.GetError())
-		r.opt.Logger.Warn("replica: login refused", "code", m.GetErrorCode(), "text", m.GetError())
-		return
-	}
 	r.player = m.GetPlayerEntityId()
 	r.role = m.GetRole()
 }
@@ -624,7 +621,7 @@ func (r *Replica) create(m *pb.NetMessageEntityCreate) {
 }
 
 func (r *Replica) destroy(m *pb.NetMessageEntityDestroy) {
-	id := m.GetIdEntity()
+	id := m.GetEntityId()
 	i, ok := r.find(id)
 	if !ok {
 		r.fail(m, id, ErrUnknownEntity, "destroy")

@@ -50,7 +50,7 @@ func ResyncCode(err error) pb.ResyncReason {
 		}
 	}
 	if err == nil {
-		return pb.ResyncReason_RESYNC_REASON_NONE
+		return pb.ResyncReason_RESYNC_REASON_UNSPECIFIED
 	}
 	return pb.ResyncReason_RESYNC_REASON_OTHER
 }

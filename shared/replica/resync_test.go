@@ -22,7 +22,7 @@ func TestResync(t *testing.T) {
 	t.Parallel()
 	bad := map[string]func(l *link) []proto.Message{
 		"destroy of an unknown entity": func(*link) []proto.Message {
-			return []proto.Message{&pb.NetMessageEntityDestroy{IdEntity: 987654}}
+			return []proto.Message{&pb.NetMessageEntityDestroy{EntityId: 987654}}
 		},
 		"update before create": func(l *link) []proto.Message {
 			b, err := replication.PackLocomotion(&locomotion.State{Entity: 987654, Frame: l.r.ServerFrame(),
@@ -113,7 +113,7 @@ func TestResyncCode(t *testing.T) {
 		err  error
 		want pb.ResyncReason
 	}{
-		{nil, pb.ResyncReason_RESYNC_REASON_NONE},
+		{nil, pb.ResyncReason_RESYNC_REASON_UNSPECIFIED},
 		{&replica.Error{Err: replica.ErrUnknownEntity}, pb.ResyncReason_RESYNC_REASON_UNKNOWN_ENTITY},
 		{&replica.Error{Err: replica.ErrDuplicate}, pb.ResyncReason_RESYNC_REASON_DUPLICATE},
 		{&replica.Error{Err: replica.ErrHashMismatch}, pb.ResyncReason_RESYNC_REASON_HASH_MISMATCH},

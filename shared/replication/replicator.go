@@ -501,7 +501,7 @@ func (r *Replicator) Write(pk *protocol.Packet, v *View, fr Frame) error {
 	// Removes.
 	for _, id := range v.rem {
 		var b [12]byte
-		m := &pb.NetMessageEntityDestroy{IdEntity: id}
+		m := &pb.NetMessageEntityDestroy{EntityId: id}
 		payload, _ := proto.MarshalOptions{}.MarshalAppend(b[:0], m)
 		if pk.AppendRaw(idDestroy, payload) != nil {
 			v.aoiValid = false

@@ -148,16 +148,16 @@ func (n *network) deityOp(op DeityOp) error {
 	what := ""
 	switch op.Kind {
 	case DeityTeleport:
-		m = &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, Player: op.Player, Region: op.Region, Marker: op.Marker}
+		m = &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, PlayerName: op.Player, RegionId: op.Region, MarkerId: op.Marker}
 		what = fmt.Sprintf("teleport %s to marker %d of region %d", op.Player, op.Marker, op.Region)
 	case DeitySpawn:
 		region := int32(-1)
 		cl.With(func(r *replica.Replica) { region = r.RegionID() })
-		m = &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, Prototype: op.Prototype, Region: region,
+		m = &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, Prototype: op.Prototype, RegionId: region,
 			Position: &pb.NetStructPoint3{X: op.Point[0], Y: op.Point[1]}}
 		what = fmt.Sprintf("spawn prototype %d at (%.1f, %.1f)", op.Prototype, op.Point[0], op.Point[1])
 	case DeityKill:
-		m = &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_KILL, Entity: op.Entity}
+		m = &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_KILL, EntityId: op.Entity}
 		what = fmt.Sprintf("kill %d", op.Entity)
 	case DeityPause:
 		m, what = &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_PAUSE}, "pause the server"

@@ -144,7 +144,7 @@ func TestRecordingCap(t *testing.T) {
 	r.record(&pb.NetMessageLoginResult{PlayerEntityId: 1})
 	for f := uint64(1); f <= maxRecordedFrames+10; f++ {
 		r.record(&pb.NetMessageServerFrame{Frame: f})
-		r.record(&pb.NetMessageEntityDestroy{IdEntity: f})
+		r.record(&pb.NetMessageEntityDestroy{EntityId: f})
 		r.record(&pb.NetMessagePong{}) // not the world's state: not recorded
 	}
 	first, last := r.span()

@@ -428,7 +428,7 @@ func (s *Server) onInbound(m *nats.Msg) {
 		return // the player moved on; what it sent meanwhile is dropped like inputs in transit
 	}
 	if m.Header.Get(hKind) == kindClose {
-		c.fail(pb.ErrorCode_ERROR_CODE_NONE, "")
+		c.fail(pb.ErrorCode_ERROR_CODE_UNSPECIFIED, "")
 		return
 	}
 	s.metrics.bytesIn.Add(float64(len(m.Data)))

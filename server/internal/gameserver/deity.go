@@ -20,9 +20,9 @@ var (
 // region, at the position or the nearest free spot within 8 m
 // (sim.Game.Spawn), facing east. It returns the new entity's id.
 func (s *Server) spawn(m *pb.NetMessageDebugCommand) (sim.EntityID, error) {
-	r := s.regionByID(m.GetRegion())
+	r := s.regionByID(m.GetRegionId())
 	if r == nil {
-		return 0, fmt.Errorf("%w: region %d", ErrNoTarget, m.GetRegion())
+		return 0, fmt.Errorf("%w: region %d", ErrNoTarget, m.GetRegionId())
 	}
 	protos := r.game.World().Prototypes
 	i := m.GetPrototype()
@@ -40,7 +40,7 @@ func (s *Server) spawn(m *pb.NetMessageDebugCommand) (sim.EntityID, error) {
 // every client holding it gets its destroy. A player's avatar is refused: its
 // session would be left without one.
 func (s *Server) kill(m *pb.NetMessageDebugCommand) error {
-	id := sim.EntityID(m.GetEntity())
+	id := sim.EntityID(m.GetEntityId())
 	for _, r := range s.regions {
 		e := r.game.Entity(id)
 		if e == nil {

@@ -121,7 +121,7 @@ func TestFaults(t *testing.T) {
 			return c.send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_PAUSE})
 		}, pb.ErrorCode_ERROR_CODE_NOT_AUTHORIZED},
 		{"teleport by a player", nil, true, func(c *client) error {
-			return c.send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, Player: "p6", Region: 1, Marker: 69})
+			return c.send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, PlayerName: "p6", RegionId: 1, MarkerId: 69})
 		}, pb.ErrorCode_ERROR_CODE_NOT_AUTHORIZED},
 		{"bad-token", proto.String("wrong"), true, func(*client) error { return nil },
 			pb.ErrorCode_ERROR_CODE_NOT_AUTHORIZED},

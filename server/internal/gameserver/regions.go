@@ -314,29 +314,29 @@ func (s *Server) regionChange(r *region) *pb.NetMessageRegionChange {
 // teleport is the deity's DEBUG_OP_TELEPORT: the named player's avatar goes to
 // marker of region, by the same handoff as a portal (or a move within its region).
 func (s *Server) teleport(m *pb.NetMessageDebugCommand) error {
-	c := s.byName[m.GetPlayer()]
+	c := s.byName[m.GetPlayerName()]
 	if c == nil || !c.joined || c.closed() {
-		return fmt.Errorf("%w: no player %q online", ErrNoAvatar, m.GetPlayer())
+		return fmt.Errorf("%w: no player %q online", ErrNoAvatar, m.GetPlayerName())
 	}
-	target := s.regionByID(m.GetRegion())
+	target := s.regionByID(m.GetRegionId())
 	if target == nil {
-		return fmt.Errorf("%w: region %d", ErrNoTarget, m.GetRegion())
+		return fmt.Errorf("%w: region %d", ErrNoTarget, m.GetRegionId())
 	}
 	if target == c.reg {
-		p, ok := target.game.MarkerPos(m.GetMarker())
+		p, ok := target.game.MarkerPos(m.GetMarkerId())
 		if !ok {
-			return fmt.Errorf("%w: marker %d in region %q", ErrNoTarget, m.GetMarker(), target.name)
+			return fmt.Errorf("%w: marker %d in region %q", ErrNoTarget, m.GetMarkerId(), target.name)
 		}
 		return target.game.Teleport(c.avatar, p)
 	}
-	return s.handoff(c, m.GetRegion(), m.GetMarker())
+	return s.handoff(c, m.GetRegionId(), m.GetMarkerId())
 }
 
 // regionList is the deity's DEBUG_OP_REGIONS: every region with its players.
 func (s *Server) regionList() *pb.NetMessageRegionList {
 	m := &pb.NetMessageRegionList{ServerFrame: s.frameNumber()}
 	for _, r := range s.regions {
-		info := &pb.NetStructRegionInfo{Id: r.id, Name: r.name, Entities: uint32(len(r.game.Entities())), StateHash: r.game.StateHash()}
+		info := &pb.NetStructRegionInfo{RegionId: r.id, Name: r.name, Entities: uint32(len(r.game.Entities())), StateHash: r.game.StateHash()}
 		for _, c := range s.sessions {
 			if c.reg == r && c.joined && !c.closed() {
 				info.Players = append(info.Players, c.name)

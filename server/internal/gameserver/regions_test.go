@@ -174,7 +174,7 @@ func TestRegionsParallelEqualsSerial(t *testing.T) {
 	for f := uint64(1); f <= 120; f++ {
 		for i, s := range servers {
 			if f == 40 {
-				must(t, s.teleport(&pb.NetMessageDebugCommand{Player: "bo", Region: wilds.id, Marker: arrival}))
+				must(t, s.teleport(&pb.NetMessageDebugCommand{PlayerName: "bo", RegionId: wilds.id, MarkerId: arrival}))
 			}
 			must(t, s.frame(f))
 			players[i].receive(t)
@@ -213,12 +213,12 @@ func TestTeleportRefusals(t *testing.T) {
 		err    string
 		region string
 	}{
-		{"unknown player", &pb.NetMessageDebugCommand{Player: "nobody", Region: gate.Region, Marker: gate.Marker}, "no player", "downtown"},
-		{"missing region", &pb.NetMessageDebugCommand{Player: "cy", Region: 77, Marker: gate.Marker}, "region 77", "downtown"},
-		{"marker of another region", &pb.NetMessageDebugCommand{Player: "cy", Region: gate.Region, Marker: hubMarker}, "marker", "downtown"},
-		{"missing marker", &pb.NetMessageDebugCommand{Player: "cy", Region: gate.Region, Marker: 9999}, "marker 9999", "downtown"},
-		{"within the region", &pb.NetMessageDebugCommand{Player: "cy", Region: s.hubID(), Marker: hubMarker}, "", "downtown"},
-		{"to the wilds", &pb.NetMessageDebugCommand{Player: "cy", Region: gate.Region, Marker: gate.Marker}, "", "wilds"},
+		{"unknown player", &pb.NetMessageDebugCommand{PlayerName: "nobody", RegionId: gate.Region, MarkerId: gate.Marker}, "no player", "downtown"},
+		{"missing region", &pb.NetMessageDebugCommand{PlayerName: "cy", RegionId: 77, MarkerId: gate.Marker}, "region 77", "downtown"},
+		{"marker of another region", &pb.NetMessageDebugCommand{PlayerName: "cy", RegionId: gate.Region, MarkerId: hubMarker}, "marker", "downtown"},
+		{"missing marker", &pb.NetMessageDebugCommand{PlayerName: "cy", RegionId: gate.Region, MarkerId: 9999}, "marker 9999", "downtown"},
+		{"within the region", &pb.NetMessageDebugCommand{PlayerName: "cy", RegionId: s.hubID(), MarkerId: hubMarker}, "", "downtown"},
+		{"to the wilds", &pb.NetMessageDebugCommand{PlayerName: "cy", RegionId: gate.Region, MarkerId: gate.Marker}, "", "wilds"},
 	} {
 		err := s.teleport(tc.m)
 		if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
@@ -238,12 +238,12 @@ func TestRegionList(t *testing.T) {
 	joinPlayer(t, s, "di")
 	joinPlayer(t, s, "ed")
 	gate := transitionNamed(t, s.world, "park-gate")
-	must(t, s.teleport(&pb.NetMessageDebugCommand{Player: "ed", Region: gate.Region, Marker: gate.Marker}))
+	must(t, s.teleport(&pb.NetMessageDebugCommand{PlayerName: "ed", RegionId: gate.Region, MarkerId: gate.Marker}))
 	m := s.regionList()
 	var got []string
 	for _, r := range m.Regions {
-		got = append(got, fmt.Sprintf("%d %s %v", r.Id, r.Name, r.Players))
-		if reg := s.regionByID(r.Id); reg == nil || r.StateHash != reg.game.StateHash() || int(r.Entities) != len(reg.game.Entities()) {
+		got = append(got, fmt.Sprintf("%d %s %v", r.RegionId, r.Name, r.Players))
+		if reg := s.regionByID(r.RegionId); reg == nil || r.StateHash != reg.game.StateHash() || int(r.Entities) != len(reg.game.Entities()) {
 			t.Errorf("region %s: hash %x, %d entities", r.Name, r.StateHash, r.Entities)
 		}
 	}
@@ -275,7 +275,7 @@ func TestTeleportInAFrame(t *testing.T) {
 	id := lc.c.avatar
 	gate := transitionNamed(t, s.world, "park-gate")
 	must(t, s.frame(1))
-	deity.c.inbox = append(deity.c.inbox, &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, Player: "fay", Region: gate.Region, Marker: gate.Marker})
+	deity.c.inbox = append(deity.c.inbox, &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, PlayerName: "fay", RegionId: gate.Region, MarkerId: gate.Marker})
 	for f := uint64(2); f <= 4; f++ {
 		must(t, s.frame(f))
 		lc.receive(t)

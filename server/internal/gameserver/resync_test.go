@@ -128,7 +128,7 @@ func TestResync(t *testing.T) {
 			return append(msgs, &pb.NetMessageLocomotionStateUpdate{ArchiveData: update})
 		}), pb.ResyncReason_RESYNC_REASON_UNKNOWN_ENTITY},
 		{"destroy-unknown", false, firstOf[*pb.NetMessageServerFrame](func(msgs []proto.Message) []proto.Message {
-			return append(msgs, &pb.NetMessageEntityDestroy{IdEntity: unknown})
+			return append(msgs, &pb.NetMessageEntityDestroy{EntityId: unknown})
 		}), pb.ResyncReason_RESYNC_REASON_UNKNOWN_ENTITY},
 		{"hash-mismatch", true, firstOf[*pb.NetMessageRegionChange](func(msgs []proto.Message) []proto.Message {
 			for _, m := range msgs {

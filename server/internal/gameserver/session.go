@@ -113,7 +113,7 @@ func (c *session) closed() bool { return c.ctx.Err() != nil }
 func (c *session) reason() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.code == pb.ErrorCode_ERROR_CODE_NONE {
+	if c.code == pb.ErrorCode_ERROR_CODE_UNSPECIFIED {
 		if c.why != "" {
 			return c.why
 		}
@@ -191,7 +191,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 // It reads at most maxSkip bytes, and stops when the connection is closed.
 func (s *Server) discard(ctx context.Context, c *session) {
 	c.mu.Lock()
-	failed := c.code != pb.ErrorCode_ERROR_CODE_NONE && !c.slow
+	failed := c.code != pb.ErrorCode_ERROR_CODE_UNSPECIFIED && !c.slow
 	c.mu.Unlock()
 	if !failed {
 		return
@@ -245,16 +245,22 @@ var errBadInput = errors.New("gameserver: bad input")
 func (s *Server) readLoop(ctx context.Context, c *session) {
 	defer c.cancel()
 	rd := protocol.Reader{Limits: clientPacketLimits, From: protocol.ClientToServer}
-	// Login: the first packet must hold NetMessageLogin.
+	// Login: the first packet must hold NetMessageLogin, or be a mux Connect
+	// (answered with ConnectAck) followed by the packet that does; both within
+	// the login timeout.
 	lctx, cancel := context.WithTimeout(ctx, s.cfg.LoginTimeout)
 	b, err := s.readMessage(lctx, c)
+	if err == nil && isConnect(b) {
+		s.send(c, protocol.AppendHeader(nil, protocol.Header{Mux: protocol.MuxGame, Command: protocol.CommandConnectAck}), 0)
+		b, err = s.readMessage(lctx, c)
+	}
 	cancel()
 	if err != nil {
 		if !errors.Is(err, errBadInput) {
 			if lctx.Err() != nil && ctx.Err() == nil {
 				c.fail(pb.ErrorCode_ERROR_CODE_NOT_LOGGED_IN, "no login in time")
 			} else {
-				c.fail(pb.ErrorCode_ERROR_CODE_NONE, "")
+				c.fail(pb.ErrorCode_ERROR_CODE_UNSPECIFIED, "")
 			}
 		}
 		return
@@ -272,9 +278,9 @@ func (s *Server) readLoop(ctx context.Context, c *session) {
 			if !errors.Is(err, errBadInput) {
 				var ce websocket.CloseError
 				if errors.As(err, &ce) {
-					c.fail(pb.ErrorCode_ERROR_CODE_NONE, "")
+					c.fail(pb.ErrorCode_ERROR_CODE_UNSPECIFIED, "")
 				} else if !c.closed() {
-					c.fail(pb.ErrorCode_ERROR_CODE_NONE, "read_error")
+					c.fail(pb.ErrorCode_ERROR_CODE_UNSPECIFIED, "read_error")
 				}
 			}
 			return
@@ -285,9 +291,42 @@ func (s *Server) readLoop(ctx context.Context, c *session) {
 	}
 }
 
+// isConnect reports whether packet b is a well-formed mux Connect.
+func isConnect(b []byte) bool {
+	h, err := protocol.ConsumeHeader(b)
+	return err == nil && h.Command == protocol.CommandConnect && len(b) == protocol.HeaderSize
+}
+
+// muxCommand checks the mux command of a client packet (see protocol.Command):
+// it reports false, ending the session, for a Disconnect (the client leaves:
+// a normal close) and for a command a client may not send at this point.
+func muxCommand(c *session, h protocol.Header, loggedIn bool) bool {
+	switch h.Command {
+	case protocol.CommandData:
+		return true
+	case protocol.CommandConnectWithData:
+		if !loggedIn {
+			return true
+		}
+	case protocol.CommandDisconnect:
+		c.fail(pb.ErrorCode_ERROR_CODE_UNSPECIFIED, "")
+		return false
+	}
+	when := "before the login"
+	if loggedIn {
+		when = "after the login"
+	}
+	c.fail(pb.ErrorCode_ERROR_CODE_BAD_PACKET, fmt.Sprintf("mux command %v %s", h.Command, when))
+	return false
+}
+
 func (s *Server) decodeLogin(c *session, rd *protocol.Reader, b []byte) (*pb.NetMessageLogin, bool) {
-	if _, err := rd.Reset(b); err != nil {
+	h, err := rd.Reset(b)
+	if err != nil {
 		c.fail(protocol.Code(err), err.Error())
+		return nil, false
+	}
+	if !muxCommand(c, h, false) {
 		return nil, false
 	}
 	if !rd.Next() {
@@ -316,9 +355,8 @@ func (s *Server) decodeLogin(c *session, rd *protocol.Reader, b []byte) (*pb.Net
 // connection's goroutine: the store and the secret's hash (argon2id, memory-hard,
 // a few at a time) never hold up the frame loop.
 func (s *Server) login(c *session, m *pb.NetMessageLogin) bool {
-	if m.GetProtocolVersion() != protocol.Version {
-		c.fail(pb.ErrorCode_ERROR_CODE_PROTOCOL_VERSION,
-			fmt.Sprintf("protocol version %d, server speaks %d", m.GetProtocolVersion(), protocol.Version))
+	if !protocol.Supported(m.GetProtocolVersion()) {
+		c.fail(pb.ErrorCode_ERROR_CODE_PROTOCOL_VERSION, protocol.VersionError(m.GetProtocolVersion()))
 		return false
 	}
 	if err := store.CheckName(m.GetName()); err != nil {
@@ -424,8 +462,12 @@ func (s *Server) receive(c *session, rd *protocol.Reader, b []byte) bool {
 	if node, _ := c.routeOf(); node != "" {
 		return s.forward(c, node, b)
 	}
-	if _, err := rd.Reset(b); err != nil {
+	h, err := rd.Reset(b)
+	if err != nil {
 		c.fail(protocol.Code(err), err.Error())
+		return false
+	}
+	if !muxCommand(c, h, true) {
 		return false
 	}
 	var msgs []proto.Message
@@ -530,7 +572,7 @@ func (s *Server) closeConn(c *session) {
 		c.conn.CloseNow()
 		return
 	}
-	if code == pb.ErrorCode_ERROR_CODE_NONE {
+	if code == pb.ErrorCode_ERROR_CODE_UNSPECIFIED {
 		c.conn.Close(websocket.StatusNormalClosure, "")
 		return
 	}

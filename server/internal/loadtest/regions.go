@@ -136,7 +136,7 @@ func spread(ctx context.Context, url, token string, n int) (*spreader, *regionsR
 		if r < 0 {
 			continue
 		}
-		if err := s.c.Send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, Player: botName(i), Region: r, Marker: markers[i]}); err != nil {
+		if err := s.c.Send(&pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_TELEPORT, PlayerName: botName(i), RegionId: r, MarkerId: markers[i]}); err != nil {
 			_ = s.c.Close()
 			return nil, nil, err
 		}
@@ -150,7 +150,7 @@ func spread(ctx context.Context, url, token string, n int) (*spreader, *regionsR
 	select {
 	case l := <-s.list:
 		for _, r := range l.GetRegions() {
-			rep.Regions = append(rep.Regions, regionFigure{ID: r.GetId(), Name: r.GetName(), Players: countBots(r.GetPlayers()), Entities: r.GetEntities()})
+			rep.Regions = append(rep.Regions, regionFigure{ID: r.GetRegionId(), Name: r.GetName(), Players: countBots(r.GetPlayers()), Entities: r.GetEntities()})
 		}
 	case <-ctx.Done():
 		_ = s.c.Close()
