@@ -612,7 +612,6 @@ func (s *Server) dropDoor(c *session) {
 type transit struct {
 	from   *region
 	packed []byte
-	to     string // the target node
 	t0     time.Duration
 }
 
