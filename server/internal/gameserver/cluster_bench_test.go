@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	tfclient "github.com/twinframe/twinframe/client"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"google.golang.org/protobuf/proto"
@@ -154,4 +155,50 @@ func BenchmarkClusterPing(b *testing.B) {
 			b.ReportMetric(p(0.99), "p99-µs")
 		})
 	}
+}
+
+// BenchmarkFrontDoorHops measures the two NATS hops a relayed client message and
+// its answer add, alone: a 300-byte packet published by one node's connection to
+// a subject the other node's connection subscribes to, published back, received
+// (the front door's relay of a client packet and the node's packet to the door).
+// The frame loop's wait is not in it, which BenchmarkClusterPing's is.
+func BenchmarkFrontDoorHops(b *testing.B) {
+	layout := map[string]string{"downtown": "a", "wilds": "b", "vault": "b"}
+	tc := startCluster(b, layout, "a", "b")
+	a, nb := tc.nodes["a"], tc.nodes["b"]
+	back := make(chan struct{}, 1)
+	echo, err := nb.cl.nc.Subscribe("bench.hop.in", func(m *nats.Msg) { _ = nb.cl.nc.Publish("bench.hop.out", m.Data) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer echo.Unsubscribe()
+	recv, err := a.cl.nc.Subscribe("bench.hop.out", func(*nats.Msg) { back <- struct{}{} })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer recv.Unsubscribe()
+	if err := nb.cl.nc.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	packet := make([]byte, 300)
+	rtt := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if err := a.cl.nc.Publish("bench.hop.in", packet); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case <-back:
+		case <-time.After(10 * time.Second):
+			b.Fatal("no echo in 10 s")
+		}
+		rtt = append(rtt, time.Since(t0))
+	}
+	b.StopTimer()
+	slices.Sort(rtt)
+	p := func(q float64) float64 { return float64(rtt[int(q*float64(len(rtt)-1))]) / float64(time.Microsecond) }
+	b.ReportMetric(p(0.5), "p50-µs")
+	b.ReportMetric(p(0.99), "p99-µs")
 }

@@ -123,14 +123,7 @@ func TestClusterTravel(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := tfclient.Dial(ctx, a.url, &tfclient.Options{Name: "ana"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c := loginAt(ctx, t, a, "ana")
 	id := walkIntoWilds(t, a, c, "ana", gate)
 	var region string
 	sb, region, idb := sessionOf(t, b, "ana")
@@ -183,14 +176,7 @@ func TestClusterTravel(t *testing.T) {
 	}
 
 	// The next login at a runs on b, in the wilds.
-	c2, err := tfclient.Dial(ctx, a.url, &tfclient.Options{Name: "ana"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
-	if err := c2.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c2 := loginAt(ctx, t, a, "ana")
 	if _, name := c2.Region(); name != "wilds" {
 		t.Errorf("logged in again at a: in %q, want the wilds", name)
 	}
@@ -242,14 +228,7 @@ func TestClusterTakeover(t *testing.T) {
 	gate := transitionNamed(t, a.world, "park-gate")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	c, err := tfclient.Dial(ctx, a.url, &tfclient.Options{Name: "ana"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c := loginAt(ctx, t, a, "ana")
 	walkIntoWilds(t, a, c, "ana", gate)
 	sb, _, _ := sessionOf(t, b, "ana")
 	if sb == nil {
@@ -309,14 +288,7 @@ func TestClusterTakeover(t *testing.T) {
 		t.Fatal("a's front door did not end the session of a player whose node is gone")
 	}
 
-	c2, err := tfclient.Dial(ctx, a.url, &tfclient.Options{Name: "ana"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
-	if err := c2.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c2 := loginAt(ctx, t, a, "ana")
 	if _, name := c2.Region(); name != "wilds" {
 		t.Fatalf("logged in again: in %q, want the wilds", name)
 	}
@@ -358,14 +330,7 @@ func TestClusterHandoffRefused(t *testing.T) {
 	setLive(false)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := tfclient.Dial(ctx, a.url, &tfclient.Options{Name: "ana"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c := loginAt(ctx, t, a, "ana")
 	sa, _, id := sessionOf(t, a, "ana")
 	a.inLoop(t, func() { must(t, a.hub().Teleport(id, gate.Pos.Sub(mgl32.Vec2{0, gate.Radius + 4}))) })
 	if err := c.MoveTo(gate.Pos); err != nil {
@@ -414,4 +379,19 @@ func TestClusterHandoffRefused(t *testing.T) {
 		_, name := c.Region()
 		return name == "wilds" && c.Ready()
 	})
+}
+
+// loginAt logs name in at node s's front door and waits until its client is
+// ready; the client closes at the test's end.
+func loginAt(ctx context.Context, t testing.TB, s *testServer, name string) *tfclient.Client {
+	t.Helper()
+	c, err := tfclient.Dial(ctx, s.url, &tfclient.Options{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
