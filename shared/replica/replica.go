@@ -146,6 +146,7 @@ type Replica struct {
 	hash   []byte    // the tables hash of world
 	game   *sim.Game // prediction: the region's navmesh, props and the own avatar
 	region int32
+	node   string // the cluster node that runs the region ("" on a single server)
 
 	changes     []RegionChange // since the last TakeRegionChanges
 	travelFrame uint64         // server frame of the last travel (0: none)
@@ -237,6 +238,10 @@ func (r *Replica) Game() *sim.Game { return r.game }
 
 // RegionID returns the region the client is in.
 func (r *Replica) RegionID() int32 { return r.region }
+
+// RegionNode returns the node of a cluster that runs the region (docs/ARCHITECTURE.md
+// §10), "" on a single server.
+func (r *Replica) RegionNode() string { return r.node }
 
 // RegionName returns the name of region id in the loaded world, or "" (no world,
 // no such region).
@@ -480,6 +485,7 @@ func (r *Replica) regionChange(now time.Duration, m *pb.NetMessageRegionChange) 
 	from := r.region
 	travel := r.game != nil && r.player != 0 && m.GetRegionId() != from && !r.requested
 	r.world, r.hash, r.game, r.region = w, slices.Clone(m.GetTablesHash()), g, m.GetRegionId()
+	r.node = m.GetNode()
 	r.ents = r.ents[:0]
 	if travel {
 		r.pred.travel(g, r.lastAck)

@@ -127,7 +127,7 @@ func (n *network) Update(now time.Duration) error {
 			n.st.Drift = drifts[len(drifts)-1].PosError
 		}
 		n.st.DriftMax, n.st.Corrections = d.MaxPosError, d.Corrections
-		n.st.RegionID, n.st.Region = r.RegionID(), r.RegionName(r.RegionID())
+		n.st.RegionID, n.st.Region, n.st.RegionNode = r.RegionID(), r.RegionName(r.RegionID()), r.RegionNode()
 		n.st.RegionChanges, n.st.CorrectionsAfterTravel = r.Stats().RegionChanges, d.CorrectionsAfterTravel
 		n.changes = r.TakeRegionChanges(n.changes[:0])
 		for _, ch := range n.changes {

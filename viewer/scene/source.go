@@ -53,6 +53,7 @@ type Status struct {
 	// The region the avatar is in (its name and id), and the travels since starting.
 	Region        string `json:"region"`
 	RegionID      int32  `json:"regionId"`
+	RegionNode    string `json:"regionNode"` // in a cluster: the node that runs the region`
 	RegionChanges int    `json:"regionChanges"`
 	// Prediction rewinds within replica.TravelWindow frames of a travel (not in
 	// Corrections: the handoff's, not steady prediction's).

@@ -122,6 +122,7 @@
     $("s-server").textContent = tf.serverFrame;
     $("s-entities").textContent = tf.entities;
     $("s-avatar").textContent = tf.avatarId ? `${tf.avatarId} at (${tf.avatar[0].toFixed(1)}, ${tf.avatar[1].toFixed(1)})` : "–";
+    $("s-region").textContent = (tf.region || "–") + (tf.regionNode ? ` on node ${tf.regionNode}` : "");
     $("s-drift").textContent = tf.drift.toFixed(3) + " m";
     $("s-fps").textContent = tf.fps.toFixed(0);
     $("s-loop").textContent = tf.mode === "network" && tf.serverTimedFrames > 0 ?

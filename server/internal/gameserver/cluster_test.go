@@ -14,6 +14,7 @@ import (
 	"github.com/twinframe/twinframe/internal/pgtest"
 	"github.com/twinframe/twinframe/server/internal/cluster"
 	"github.com/twinframe/twinframe/server/internal/store"
+	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/world"
@@ -134,10 +135,23 @@ func TestClusterTravel(t *testing.T) {
 		t.Fatal("a still runs ana after the handoff")
 	}
 	var player uint64
-	c.With(func(r *replica.Replica) { player = r.Player() })
-	if player != uint64(id) {
-		t.Errorf("the client's avatar is %d after travel, want %d", player, id)
+	var node string
+	c.With(func(r *replica.Replica) { player, node = r.Player(), r.RegionNode() })
+	if player != uint64(id) || node != "b" {
+		t.Errorf("the client's avatar is %d on node %q after travel, want %d on b", player, node, id)
 	}
+	// The deity's region list, asked at a: every region with its node (read from
+	// the control plane every lease period).
+	waitFor(t, "a's region list does not name every region's node", 10*time.Second, func() bool {
+		var list *pb.NetMessageRegionList
+		a.inLoop(t, func() { list = a.regionList() })
+		for _, r := range list.GetRegions() {
+			if r.GetNode() != layout[r.GetName()] {
+				return false
+			}
+		}
+		return len(list.GetRegions()) == len(layout)
+	})
 	owner, _, err := b.cl.node.PlayerOwner(ctx, playerKey(sb.playerID))
 	if err != nil || owner != "b" {
 		t.Fatalf("the player's record says %q (%v); want b", owner, err)

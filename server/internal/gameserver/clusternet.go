@@ -75,6 +75,7 @@ type clusterNet struct {
 	watched chan struct{} // closed when it has
 
 	mu      sync.Mutex
+	owners  map[string]string      // region → its node, as last read (watchNodes)
 	doors   map[uint64]*session    // websocket sessions of this front door, by id
 	remotes map[remoteKey]*session // sessions run here for another front door
 }
@@ -104,7 +105,7 @@ func (s *Server) joinCluster(cfg ClusterConfig) error {
 		return err
 	}
 	cn := &clusterNet{cfg: cfg, node: node, nc: node.Conn(), doors: map[uint64]*session{}, remotes: map[remoteKey]*session{},
-		stop: make(chan struct{}), watched: make(chan struct{})}
+		owners: map[string]string{}, stop: make(chan struct{}), watched: make(chan struct{})}
 	s.cl = cn
 	for subj, h := range map[string]nats.MsgHandler{
 		inSubject(cfg.Node):      s.onInbound,
@@ -135,6 +136,9 @@ func (s *Server) watchNodes() {
 	}
 	t := time.NewTicker(period)
 	defer t.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), period)
+	s.readOwners(ctx)
+	cancel()
 	for {
 		select {
 		case <-s.cl.stop:
@@ -143,6 +147,7 @@ func (s *Server) watchNodes() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), period)
 		members, err := s.cl.node.Members(ctx)
+		s.readOwners(ctx)
 		cancel()
 		if err != nil {
 			continue // NATS unreachable: nothing is known to be gone
@@ -186,6 +191,40 @@ func (s *Server) leaveCluster() {
 	if err := s.cl.node.Close(ctx); err != nil {
 		s.log.Warn("leave cluster", "err", err)
 	}
+}
+
+// readOwners refreshes the cache of which node runs each region, for /status
+// and the deity's region list, which must not wait for NATS.
+func (s *Server) readOwners(ctx context.Context) {
+	for _, r := range s.regions {
+		owner, _, err := s.cl.node.Owner(ctx, r.name)
+		switch {
+		case errors.Is(err, cluster.ErrNoOwner):
+			owner = "none"
+		case err != nil:
+			continue // keep what was known
+		}
+		s.cl.mu.Lock()
+		s.cl.owners[r.name] = owner
+		s.cl.mu.Unlock()
+	}
+}
+
+// regionNode is the node that runs region as last known: this node for its
+// own, "" outside a cluster or before the first read.
+func (s *Server) regionNode(r *region) string {
+	if s.cl == nil {
+		return ""
+	}
+	if r.live {
+		return s.nodeName()
+	}
+	s.cl.mu.Lock()
+	defer s.cl.mu.Unlock()
+	if o := s.cl.owners[r.name]; o != s.nodeName() {
+		return o
+	}
+	return "" // the cache lags this node's own loss
 }
 
 // nodeName is this node's name, "" outside a cluster.
@@ -914,24 +953,17 @@ func (s *Server) clusterLogin(c *session, a store.Account) bool {
 	return !c.closed()
 }
 
-// regionNodes fills in the node of the regions another node runs, off the loop
-// (the owners are in the control plane's bucket).
-func (s *Server) regionNodes(ctx context.Context, rs []statusRegion) {
+// regionNodes fills in the node of the regions another node runs, from the
+// cache watchNodes refreshes every lease period.
+func (s *Server) regionNodes(rs []statusRegion) {
 	if s.cl == nil {
 		return
 	}
+	s.cl.mu.Lock()
+	defer s.cl.mu.Unlock()
 	for i := range rs {
-		if rs[i].Node != "" {
-			continue
-		}
-		owner, _, err := s.cl.node.Owner(ctx, rs[i].Name)
-		switch {
-		case err == nil:
-			rs[i].Node = owner
-		case errors.Is(err, cluster.ErrNoOwner):
-			rs[i].Node = "none"
-		default:
-			rs[i].Node = "unknown (" + err.Error() + ")"
+		if rs[i].Node == "" {
+			rs[i].Node = s.cl.owners[rs[i].Name]
 		}
 	}
 }

@@ -252,7 +252,7 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Timings = s.timings.summary()
-	s.regionNodes(ctx, p.Regions)
+	s.regionNodes(p.Regions)
 	p.Deity, p.Players = deity, len(p.Sessions)
 	if !deity {
 		p.Sessions = nil

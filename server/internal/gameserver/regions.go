@@ -308,7 +308,7 @@ func (s *Server) putBack(c *session, r *region, b []byte) error {
 // regionChange is the message that puts a client in r: the tables it builds the
 // region from, and the frame.
 func (s *Server) regionChange(r *region) *pb.NetMessageRegionChange {
-	return &pb.NetMessageRegionChange{RegionId: r.id, Tables: s.tables, TablesHash: s.hash, ServerFrame: r.game.Frame()}
+	return &pb.NetMessageRegionChange{RegionId: r.id, Tables: s.tables, TablesHash: s.hash, ServerFrame: r.game.Frame(), Node: s.nodeName()}
 }
 
 // teleport is the deity's DEBUG_OP_TELEPORT: the named player's avatar goes to
@@ -336,7 +336,12 @@ func (s *Server) teleport(m *pb.NetMessageDebugCommand) error {
 func (s *Server) regionList() *pb.NetMessageRegionList {
 	m := &pb.NetMessageRegionList{ServerFrame: s.frameNumber()}
 	for _, r := range s.regions {
-		info := &pb.NetStructRegionInfo{RegionId: r.id, Name: r.name, Entities: uint32(len(r.game.Entities())), StateHash: r.game.StateHash()}
+		info := &pb.NetStructRegionInfo{RegionId: r.id, Name: r.name, Node: s.regionNode(r)}
+		if !r.live {
+			m.Regions = append(m.Regions, info) // another node's: only its node is known here
+			continue
+		}
+		info.Entities, info.StateHash = uint32(len(r.game.Entities())), r.game.StateHash()
 		for _, c := range s.sessions {
 			if c.reg == r && c.joined && !c.closed() {
 				info.Players = append(info.Players, c.name)

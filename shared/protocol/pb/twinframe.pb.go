@@ -1114,7 +1114,11 @@ type NetStructRegionInfo struct {
 	// How many entities its game holds.
 	Entities uint32 `protobuf:"varint,4,opt,name=entities,proto3" json:"entities,omitempty"`
 	// The region game's state hash (sim.Game.StateHash) at the list's server_frame.
-	StateHash     uint64 `protobuf:"varint,5,opt,name=state_hash,json=stateHash,proto3" json:"state_hash,omitempty"`
+	StateHash uint64 `protobuf:"varint,5,opt,name=state_hash,json=stateHash,proto3" json:"state_hash,omitempty"`
+	// In a cluster, the node that runs the region ("none" while no node holds it);
+	// empty on a single server. Players, entities and state_hash are only known for
+	// the regions of the node that answers.
+	Node          string `protobuf:"bytes,6,opt,name=node,proto3" json:"node,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1182,6 +1186,13 @@ func (x *NetStructRegionInfo) GetStateHash() uint64 {
 		return x.StateHash
 	}
 	return 0
+}
+
+func (x *NetStructRegionInfo) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
 }
 
 // Login by name: the first message of the first packet. A deity token asks
@@ -1894,8 +1905,12 @@ type NetMessageRegionChange struct {
 	Tables []*NetStructConfigFile `protobuf:"bytes,2,rep,name=tables,proto3" json:"tables,omitempty"`
 	// protocol.HashConfigFiles(tables): SHA-256 over each file's name and text.
 	TablesHash []byte `protobuf:"bytes,3,opt,name=tables_hash,json=tablesHash,proto3" json:"tables_hash,omitempty"`
-	// The server frame at the change.
-	ServerFrame   uint64 `protobuf:"varint,4,opt,name=server_frame,json=serverFrame,proto3" json:"server_frame,omitempty"`
+	// The server frame at the change. Each region counts its own frames: after
+	// travel to a region of another node the count may jump either way.
+	ServerFrame uint64 `protobuf:"varint,4,opt,name=server_frame,json=serverFrame,proto3" json:"server_frame,omitempty"`
+	// In a cluster, the node that runs the region (docs/ARCHITECTURE.md §10); empty
+	// on a single server.
+	Node          string `protobuf:"bytes,5,opt,name=node,proto3" json:"node,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1956,6 +1971,13 @@ func (x *NetMessageRegionChange) GetServerFrame() uint64 {
 		return x.ServerFrame
 	}
 	return 0
+}
+
+func (x *NetMessageRegionChange) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
 }
 
 // First message of every frame packet (every server packet but the login and
@@ -2786,14 +2808,15 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x01y\x18\x05 \x01(\x02R\x01y\x12\x0e\n" +
 	"\x02nx\x18\x06 \x01(\x02R\x02nx\x12\x0e\n" +
 	"\x02ny\x18\a \x01(\x02R\x02ny\x12\x14\n" +
-	"\x05value\x18\b \x01(\x05R\x05value\"\x9b\x01\n" +
+	"\x05value\x18\b \x01(\x05R\x05value\"\xaf\x01\n" +
 	"\x13NetStructRegionInfo\x12\x1b\n" +
 	"\tregion_id\x18\x01 \x01(\x05R\bregionId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
 	"\aplayers\x18\x03 \x03(\tR\aplayers\x12\x1a\n" +
 	"\bentities\x18\x04 \x01(\rR\bentities\x12\x1d\n" +
 	"\n" +
-	"state_hash\x18\x05 \x01(\x04R\tstateHash\"\xae\x01\n" +
+	"state_hash\x18\x05 \x01(\x04R\tstateHash\x12\x12\n" +
+	"\x04node\x18\x06 \x01(\tR\x04node\"\xae\x01\n" +
 	"\x0fNetMessageLogin\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12$\n" +
 	"\vdeity_token\x18\x02 \x01(\tH\x00R\n" +
@@ -2843,13 +2866,14 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x04role\x18\x02 \x01(\x0e2\x12.twinframe.v1.RoleR\x04role\x12!\n" +
 	"\fserver_frame\x18\x03 \x01(\x04R\vserverFrame\x12)\n" +
 	"\x10protocol_version\x18\x06 \x01(\rR\x0fprotocolVersion\x12!\n" +
-	"\fissued_token\x18\a \x01(\tR\vissuedTokenJ\x04\b\x04\x10\x05J\x04\b\x05\x10\x06R\terrorCodeR\x05error\"\xb4\x01\n" +
+	"\fissued_token\x18\a \x01(\tR\vissuedTokenJ\x04\b\x04\x10\x05J\x04\b\x05\x10\x06R\terrorCodeR\x05error\"\xc8\x01\n" +
 	"\x16NetMessageRegionChange\x12\x1b\n" +
 	"\tregion_id\x18\x01 \x01(\x05R\bregionId\x129\n" +
 	"\x06tables\x18\x02 \x03(\v2!.twinframe.v1.NetStructConfigFileR\x06tables\x12\x1f\n" +
 	"\vtables_hash\x18\x03 \x01(\fR\n" +
 	"tablesHash\x12!\n" +
-	"\fserver_frame\x18\x04 \x01(\x04R\vserverFrame\"k\n" +
+	"\fserver_frame\x18\x04 \x01(\x04R\vserverFrame\x12\x12\n" +
+	"\x04node\x18\x05 \x01(\tR\x04node\"k\n" +
 	"\x15NetMessageServerFrame\x12\x14\n" +
 	"\x05frame\x18\x01 \x01(\x04R\x05frame\x12$\n" +
 	"\x0elast_input_seq\x18\x02 \x01(\rR\flastInputSeq\x12\x16\n" +
