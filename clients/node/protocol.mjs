@@ -69,9 +69,10 @@ export function encodePacket(types, msgs, c = Command.Data) {
   for (const [name, obj] of msgs) {
     const id = ID_OF.get(name);
     const T = types.get(id);
-    const err = T.verify(obj);
+    const m = T.fromObject(obj); // enums by name or number
+    const err = T.verify(m);
     if (err) throw new Error(`${name}: ${err}`);
-    const payload = T.encode(T.fromObject(obj)).finish();
+    const payload = T.encode(m).finish();
     appendVarint(body, id);
     appendVarint(body, payload.length);
     for (const x of payload) body.push(x);
