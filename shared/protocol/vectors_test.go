@@ -607,6 +607,23 @@ func buildVectors(t *testing.T) map[string][]byte {
 		t.Fatal("the walk's update has no path with a turn to show the deltas")
 	}
 
+	// A second player joins: its first packet creates ada mid-walk, the path
+	// in the create.
+	bo, _, err := s.Login("bo", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step()
+	boFirst, err := s.Frame(bo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	walker, ok := find(boFirst, func(m *pb.NetMessageEntityCreate) bool { return readEntity(t, m.GetArchiveData()).ID == avatar })
+	if !ok || readEntity(t, walker.GetArchiveData()).Locomotion.Fields&uint32(locomotion.Moving) == 0 {
+		t.Fatal("the second player's first packet has no create of the first player walking")
+	}
+	v.add("entity_create_walker", walker.GetArchiveData(), readEntity(t, walker.GetArchiveData()))
+
 	// The saved avatar mid-walk: what the server stores (a Database archive).
 	p := archive.NewPacker(archive.Database, 0)
 	p.TransferObject(s.Game.Entity(c.Avatar))
