@@ -15,6 +15,7 @@ packages=(
 )
 # Node.js runs the wasm tests; the machine image usually has it already.
 command -v node >/dev/null || packages+=(nodejs)
+command -v npm >/dev/null || packages+=(npm) # the Node protocol client's packages (below)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -28,6 +29,16 @@ if [ "${#missing[@]}" -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo_cmd apt-get update -qq
   $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The Node protocol client (clients/node; TestNodeClient runs it) with the exact
+# packages of its lockfile; again only when the lockfile changed since the last install.
+node_dir="$(cd "$(dirname "$0")/.." && pwd)/clients/node"
+lock_sum=$(sha256sum "$node_dir/package-lock.json" | cut -d' ' -f1)
+if [ "$(cat "$node_dir/node_modules/.lock.sha256" 2>/dev/null)" != "$lock_sum" ]; then
+  echo "setup: npm ci in clients/node"
+  (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$lock_sum" >"$node_dir/node_modules/.lock.sha256"
 fi
 
 command -v go >/dev/null || { echo "setup: Go 1.26 is required (https://go.dev/dl/)" >&2; exit 1; }

@@ -2,6 +2,9 @@
 // format every Twinframe entity, locomotion update and save file travels in.
 // One Serialize(*Archive) method per type serves packing and unpacking in all four modes.
 //
+// docs/PROTOCOL.md §4 documents the format for implementers in other languages,
+// with the byte layout of every payload the server sends.
+//
 // # Design note
 //
 // An archive is a byte buffer plus a mode that both sides know and never write:

@@ -4,6 +4,10 @@
 // message. It builds packets into reusable buffers and iterates their messages
 // without allocating, checking every size against Limits before anything is allocated.
 //
+// docs/PROTOCOL.md is the protocol as a language-neutral document (connection,
+// framing, every message, the archive layouts, errors, versioning), with test
+// vectors in testdata/vectors that TestVectors keeps equal to this code.
+//
 // # Design note
 //
 // A packet is one websocket binary message: a 6-byte header, then the body, a

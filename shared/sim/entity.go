@@ -289,7 +289,8 @@ func transferID(a *archive.Archive, id *EntityID) {
 // prototype, region, owner, and an absolute locomotion.State (quantized position and
 // yaw, speed, path), plus the projectile's power data. Migration and Disk carry every
 // field exactly; Database every field but the fire cooldown (saves are restored into
-// another game, Restore).
+// another game, Restore). docs/PROTOCOL.md §4.3 (Replication) and §4.6 (Database)
+// give the byte layouts other clients implement: change them with this method.
 func (e *Entity) Serialize(a *archive.Archive) error {
 	transferID(a, &e.id)
 	a.TransferInt32(&e.proto)

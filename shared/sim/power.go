@@ -78,6 +78,7 @@ type PowerResult struct {
 
 // Serialize packs or unpacks the result; the hit point travels at position precision
 // and the normal at orientation precision in Replication, exactly otherwise.
+// The Replication layout is docs/PROTOCOL.md §4.5.
 func (r *PowerResult) Serialize(a *archive.Archive) error {
 	a.TransferInt32(&r.Power)
 	a.TransferUint64(&r.Frame)

@@ -1,6 +1,8 @@
 // Package locomotion holds the replicated state of a moving entity: the archive
 // inside NetMessageLocomotionStateUpdate, and how a client applies relative updates.
 //
+// Its byte layout is docs/PROTOCOL.md §4.4.
+//
 // # Design note
 //
 // A State carries a field-flag set saying which parts are present. Positions use

@@ -1,0 +1,354 @@
+#!/usr/bin/env node
+// A Twinframe client written only from docs/PROTOCOL.md and the .proto: it checks
+// the test vectors, is refused with a wrong protocol version, logs in, decodes
+// every message and archive it receives while keeping the replica's rules, pings,
+// walks its avatar to a point and checks that it arrives, fires and follows the
+// bolt to its end, asks for a resync, and leaves with a mux Disconnect.
+//
+//   node client.mjs --url ws://127.0.0.1:8080/ws [--vectors DIR] [--name NAME] [--timeout SECONDS]
+//
+// It exits 0 when every check passed, 1 otherwise (each failure on stderr).
+
+import crypto from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { Fields, PROTO_PROJECTILE, Policy } from './archive.mjs';
+import { Command, PROTOCOL_VERSION, decodePacket, encodePacket, loadTypes } from './protocol.mjs';
+import { checkVectors, decodeArchive } from './vectors.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function args(argv) {
+  const o = { vectors: path.resolve(here, '../../shared/protocol/testdata/vectors'), name: 'nodeclient', timeout: 60 };
+  for (let i = 0; i < argv.length; i += 2) {
+    const k = argv[i].replace(/^--?/, '');
+    if (!(k in o) && k !== 'url') throw new Error(`unknown flag ${argv[i]}`);
+    o[k] = argv[i + 1];
+  }
+  if (!o.url) throw new Error('--url ws://HOST:PORT/ws is required');
+  o.timeout = Number(o.timeout);
+  return o;
+}
+
+const num = (v) => (v !== null && typeof v === 'object' ? Number(v.toString()) : Number(v ?? 0));
+
+// Session is one websocket with the replica's bookkeeping (§6).
+class Session {
+  constructor(types, enums, url) {
+    this.types = types;
+    this.enums = enums;
+    this.url = url;
+    this.packets = 0;
+    this.counts = {};
+    this.entities = new Map(); // id → {create, loco}
+    this.errors = []; // NetMessageError objects (non-fatal ones arrive in frame packets)
+    this.fatal = null;
+    this.faults = []; // broken protocol rules
+    this.frame = -1;
+    this.ack = 0;
+    this.seq = 0;
+    this.pongs = [];
+    this.destroyed = []; // {id, frame}
+    this.powers = [];
+    this.logins = []; // {result, region}
+    this.closed = null; // {code, reason}
+    this.waiters = [];
+  }
+
+  open() {
+    return new Promise((resolve, reject) => {
+      this.ws = new WebSocket(this.url);
+      this.ws.binaryType = 'nodebuffer';
+      this.ws.on('open', resolve);
+      this.ws.on('error', reject);
+      this.ws.on('message', (data, isBinary) => {
+        if (!isBinary) this.faults.push('a text websocket message');
+        try {
+          this.handle(new Uint8Array(data));
+        } catch (e) {
+          this.faults.push(`packet ${this.packets}: ${e.message}`);
+        }
+        this.wake();
+      });
+      this.ws.on('close', (code, reason) => {
+        this.closed = { code, reason: reason.toString() };
+        this.wake();
+      });
+    });
+  }
+
+  wake() {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  // until waits for cond() to hold, failing after ms with what.
+  async until(cond, ms, what) {
+    const deadline = Date.now() + ms;
+    while (!cond()) {
+      if (this.faults.length > 0) throw new Error(`${what}: ${this.faults[0]}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => {
+        const t = setTimeout(resolve, Math.min(left, 200));
+        this.waiters.push(() => { clearTimeout(t); resolve(); });
+      });
+    }
+  }
+
+  send(msgs, c = Command.Data) { this.ws.send(encodePacket(this.types, msgs, c)); }
+
+  sendRaw(bytes) { this.ws.send(bytes); }
+
+  input(name, fields) {
+    this.seq++;
+    this.send([[name, { input_seq: this.seq, client_frame: this.frame + 2, ...fields }]]);
+    return this.seq;
+  }
+
+  handle(bytes) {
+    this.packets++;
+    const p = decodePacket(this.types, bytes);
+    const ms = p.messages;
+    if (p.command === Command.ConnectAck) return;
+    for (const m of ms) {
+      this.counts[m.name] = (this.counts[m.name] ?? 0) + 1;
+    }
+    const first = ms[0]?.name;
+    if (first === 'NetMessageLoginResult') {
+      // The login (or resync) answer: exactly a login result and a region change (§1, §9).
+      if (ms.length !== 2 || ms[1].name !== 'NetMessageRegionChange') {
+        this.faults.push(`login answer holds ${ms.map((m) => m.name).join(', ')}`);
+        return;
+      }
+      this.checkTables(ms[1].message);
+      this.entities.clear();
+      this.avatar = num(ms[0].message.player_entity_id);
+      this.logins.push({ result: ms[0].message, region: ms[1].message });
+      return;
+    }
+    if (first === 'NetMessageError' && ms.length === 1 && this.frame < 0) {
+      this.fatal = ms[0].message;
+      return;
+    }
+    if (first !== 'NetMessageServerFrame') {
+      if (first === 'NetMessageError' && ms.length === 1) {
+        this.fatal = ms[0].message; // a fatal error: alone, before the close (§10)
+        return;
+      }
+      this.faults.push(`a packet that starts with ${first}`);
+      return;
+    }
+    for (const m of ms) this.message(m);
+  }
+
+  checkTables(rc) {
+    // §5: SHA-256 over each file's varint name length, name, varint text length, text.
+    const h = crypto.createHash('sha256');
+    const varint = (n) => {
+      const out = [];
+      while (n >= 0x80) { out.push((n & 0x7f) | 0x80); n = Math.floor(n / 128); }
+      out.push(n);
+      return Buffer.from(out);
+    };
+    for (const f of rc.tables) {
+      const name = Buffer.from(f.name ?? '', 'utf8');
+      const text = Buffer.from(f.text ?? '', 'utf8');
+      h.update(varint(name.length)).update(name).update(varint(text.length)).update(text);
+    }
+    if (!h.digest().equals(Buffer.from(rc.tables_hash))) this.faults.push('region change: tables_hash does not match its tables');
+  }
+
+  message(m) {
+    const msg = m.message;
+    switch (m.name) {
+      case 'NetMessageServerFrame': {
+        const f = num(msg.frame);
+        if (f < this.frame || (f === this.frame && !msg.paused)) this.faults.push(`frame ${f} after ${this.frame}`);
+        this.frame = f;
+        this.ack = num(msg.last_input_seq);
+        break;
+      }
+      case 'NetMessageEntityCreate': {
+        const e = decodeArchive(m.name, msg.archive_data);
+        if (this.entities.has(e.id)) this.faults.push(`create of entity ${e.id}, which the client holds`);
+        if (e.locomotion.fields & Fields.Relative) this.faults.push(`create of entity ${e.id} is relative`);
+        const own = e.id === this.avatar;
+        if (own !== ((e.policy & Policy.Owner) !== 0)) this.faults.push(`entity ${e.id}: policy ${e.policy}, own ${own}`);
+        if ((e.prototype === PROTO_PROJECTILE) !== (e.projectile !== null)) this.faults.push(`entity ${e.id}: prototype ${e.prototype} vs projectile data`);
+        this.entities.set(e.id, { create: e, loco: e.locomotion, at: this.frame });
+        break;
+      }
+      case 'NetMessageEntityDestroy': {
+        const id = num(msg.entity_id);
+        if (!this.entities.delete(id)) this.faults.push(`destroy of entity ${id}, which the client does not hold`);
+        this.destroyed.push({ id, frame: this.frame });
+        break;
+      }
+      case 'NetMessageLocomotionStateUpdate': {
+        const u = decodeArchive(m.name, msg.archive_data);
+        const e = this.entities.get(u.entity);
+        if (!e) {
+          this.faults.push(`update of entity ${u.entity}, which the client does not hold`);
+          break;
+        }
+        if (e.create.projectile) this.faults.push(`update of projectile ${u.entity}`);
+        e.loco = apply(e.loco, u);
+        e.at = this.frame;
+        break;
+      }
+      case 'NetMessagePowerResult':
+        this.powers.push(decodeArchive(m.name, msg.archive_data));
+        break;
+      case 'NetMessagePong':
+        this.pongs.push(msg);
+        break;
+      case 'NetMessageError':
+        this.errors.push(msg);
+        break;
+      case 'NetMessageRegionChange':
+        this.checkTables(msg);
+        break;
+      default:
+        break; // decoded by its type; nothing to keep
+    }
+  }
+
+  close() { this.ws.close(); }
+}
+
+// apply merges a locomotion update into a state (§4.4).
+function apply(prev, u) {
+  if (!(u.fields & Fields.Relative)) return { ...u };
+  const s = { ...prev, frame: u.frame, fields: (prev.fields & ~Fields.Moving) | (u.fields & Fields.Moving) };
+  if (u.fields & Fields.HasPosition) s.position = u.position;
+  if (u.fields & Fields.HasYaw) s.yaw = u.yaw;
+  if (u.fields & Fields.HasSpeed) s.speed = u.speed;
+  if (u.fields & Fields.HasPath) { s.goal = u.goal; s.path = u.path; }
+  return s;
+}
+
+const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+
+async function refusedVersion(types, enums, url) {
+  const s = new Session(types, enums, url);
+  await s.open();
+  s.send([['NetMessageLogin', { name: 'oldclient', protocol_version: PROTOCOL_VERSION - 1 }]]);
+  await s.until(() => s.closed, 10000, 'the refusal of an old protocol version');
+  const code = enums.ErrorCode.values.ERROR_CODE_PROTOCOL_VERSION;
+  if (!s.fatal || s.fatal.code !== code) throw new Error(`old version: got ${JSON.stringify(s.fatal)}, want error ${code}`);
+  if (s.closed.code !== 4000 + code) throw new Error(`old version: close code ${s.closed.code}, want ${4000 + code}`);
+  for (const v of [String(PROTOCOL_VERSION - 1), String(PROTOCOL_VERSION)]) {
+    if (!s.fatal.text.includes(v)) throw new Error(`old version: the refusal "${s.fatal.text}" does not name version ${v}`);
+  }
+  if (s.counts.NetMessageLoginResult) throw new Error('old version: a login result came with the refusal');
+  return `refused with ${s.closed.code}: ${s.fatal.text}`;
+}
+
+async function play(types, enums, o, log) {
+  const s = new Session(types, enums, o.url);
+  await s.open();
+  const ms = o.timeout * 1000;
+  // Connect first (§1 step 3): answered with a ConnectAck.
+  let acked = false;
+  const onAck = (data) => { if (data[5] === Command.ConnectAck && data.length === 6) acked = true; };
+  s.ws.on('message', onAck);
+  s.sendRaw(Uint8Array.from([1, 0, 0, 0, 0, Command.Connect]));
+  await s.until(() => acked, ms, 'ConnectAck');
+  s.ws.off('message', onAck);
+  s.send([['NetMessageLogin', { name: o.name, protocol_version: PROTOCOL_VERSION }]]);
+  await s.until(() => s.logins.length === 1, ms, 'the login answer');
+  const lr = s.logins[0].result;
+  if (lr.protocol_version !== PROTOCOL_VERSION) throw new Error(`server speaks ${lr.protocol_version}`);
+  log(`logged in: avatar ${s.avatar}, region ${s.logins[0].region.region_id}, ${s.logins[0].region.tables.length} tables`);
+  await s.until(() => s.entities.has(s.avatar), ms, 'the create of the avatar');
+  const me = () => s.entities.get(s.avatar).loco;
+
+  s.send([['NetMessagePing', { client_time_micros: 123456789, client_frame: s.frame }]]);
+  const pingFrame = s.frame;
+  await s.until(() => s.pongs.length > 0, ms, 'the pong');
+  const pong = s.pongs[0];
+  if (num(pong.client_time_micros) !== 123456789 || num(pong.client_frame) !== pingFrame || num(pong.server_frame) < pingFrame) {
+    throw new Error(`pong ${JSON.stringify(pong)} does not echo the ping`);
+  }
+
+  // Walk: a few points around the spawn, until the server takes one (§7).
+  const start = me().position;
+  let target;
+  let path;
+  for (const [dx, dy] of [[4, 0], [0, 4], [-4, 0], [0, -4], [3, 3], [-3, -3]]) {
+    const t = [start[0] + dx, start[1] + dy];
+    const errs = s.errors.length;
+    const seq = s.input('NetMessageMoveTo', { target: { x: t[0], y: t[1], z: 0 } });
+    await s.until(() => s.ack >= seq, ms, `the ack of MoveTo ${seq}`);
+    if (s.errors.slice(errs).some((e) => e.text.startsWith(`input ${seq}:`))) continue;
+    await s.until(() => (me().fields & Fields.Moving) || dist(me().position, t) < 0.5, ms, 'the avatar to start walking');
+    target = t;
+    path = me().path;
+    break;
+  }
+  if (!target) throw new Error('the server refused every MoveTo');
+  await s.until(() => !(me().fields & Fields.Moving), ms, `the avatar to arrive at (${target})`);
+  const end = me().position;
+  const last = path?.length ? [path[path.length - 1].x, path[path.length - 1].y] : target;
+  if (dist(end, last) > 0.2 || dist(last, target) > 1) {
+    throw new Error(`the avatar stopped at (${end}), its path ended at (${last}), the target was (${target})`);
+  }
+  log(`walked from (${start}) to (${end}) along ${path?.length ?? 0} nodes; ack ${s.ack}`);
+
+  // Fire: the bolt's create, then its end (§6, "Projectiles").
+  const fseq = s.input('NetMessageFire', { target: { x: end[0] + 6, y: end[1] + 1, z: 0 } });
+  let bolt;
+  await s.until(() => {
+    bolt = [...s.entities.values()].find((e) => e.create.projectile && e.create.projectile.source === s.avatar);
+    return bolt || s.errors.some((e) => e.text.startsWith(`input ${fseq}:`));
+  }, ms, 'the bolt');
+  if (!bolt) throw new Error(`the fire was refused: ${s.errors.map((e) => e.text).join('; ')}`);
+  const bid = bolt.create.id;
+  const endFrame = bolt.create.projectile.end_frame;
+  await s.until(() => s.destroyed.some((d) => d.id === bid), ms, `the end of bolt ${bid}`);
+  const gone = s.destroyed.find((d) => d.id === bid);
+  if (gone.frame > endFrame) throw new Error(`bolt ${bid} destroyed at frame ${gone.frame}, after its end frame ${endFrame}`);
+  const hit = s.powers.find((p) => p.projectile === bid);
+  log(`fired bolt ${bid} (end frame ${endFrame}); gone at frame ${gone.frame}` +
+    (hit ? `, hit ${hit.target === 0 ? 'a wall' : `entity ${hit.target}`} at (${hit.point}) for ${hit.damage}` : ', hit nothing'));
+
+  // Resync (§9): a login answer again, then everything created again.
+  const held = s.entities.size;
+  s.send([['NetMessageResyncRequest', { reason: 'RESYNC_REASON_OTHER', detail: 'node client check', server_frame: s.frame }]]);
+  await s.until(() => s.logins.length === 2, ms, 'the resync answer');
+  await s.until(() => s.entities.has(s.avatar), ms, 'the avatar created again after the resync');
+  log(`resync: held ${held} entities before, ${s.entities.size} after the first frame`);
+
+  // Leave (§1 step 7).
+  s.sendRaw(Uint8Array.from([1, 0, 0, 0, 0, Command.Disconnect]));
+  await s.until(() => s.closed, ms, 'the close after Disconnect');
+  if (s.closed.code !== 1000) throw new Error(`Disconnect closed with ${s.closed.code} ${s.closed.reason}`);
+  if (s.faults.length) throw new Error(s.faults.join('\n'));
+  return `${s.packets} packets: ${Object.entries(s.counts).sort().map(([k, v]) => `${k.replace('NetMessage', '')} ${v}`).join(', ')}`;
+}
+
+async function main() {
+  const o = args(process.argv.slice(2));
+  const log = (m) => console.log(`nodeclient: ${m}`);
+  const { types, enums } = await loadTypes();
+  let failed = false;
+  const [n, failures] = checkVectors(types, o.vectors);
+  for (const f of failures) console.error(`nodeclient: vector ${f}`);
+  failed ||= failures.length > 0 || n === 0;
+  log(`${n} test vectors, ${failures.length} failures`);
+  for (const [what, run] of [['version', () => refusedVersion(types, enums, o.url)], ['play', () => play(types, enums, o, log)]]) {
+    try {
+      log(`${what}: ${await run()}`);
+    } catch (e) {
+      console.error(`nodeclient: ${what}: ${e.message}`);
+      failed = true;
+    }
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.error(`nodeclient: ${e.stack ?? e}`);
+  process.exit(1);
+});
