@@ -42,8 +42,9 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# The timeout is for hangs: the gameserver package's browser tests take minutes under -race.
 test-native:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 ## test-wasm: the shared simulation compiled to WebAssembly and run under Node.
 test-wasm:

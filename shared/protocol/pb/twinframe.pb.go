@@ -2049,9 +2049,10 @@ func (x *NetMessageServerFrame) GetPaused() bool {
 type NetMessageEntityCreate struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// A replication archive (shared/archive, Replication mode) of the entity
-	// create layout, as sim.Entity.Serialize writes it: the Owner policy for the
-	// client's own avatar (owner-only fields included), Proximity for others,
-	// ClientIndependent for a projectile (which the client flies itself).
+	// create layout (docs/PROTOCOL.md), as sim.Entity.Serialize writes it: the
+	// Owner policy for the client's own avatar, Proximity for others,
+	// ClientIndependent for a projectile (which the client flies itself); in
+	// version 4 the policy changes no field.
 	ArchiveData   []byte `protobuf:"bytes,2,opt,name=archive_data,json=archiveData,proto3" json:"archive_data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
