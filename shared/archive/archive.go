@@ -139,8 +139,7 @@ func (a *Archive) ResetUnpacker(mode Mode, data []byte) error {
 	case !mode.valid():
 		a.failf(0, "header", ErrMisuse, "unknown mode %d", mode)
 	case mode == Replication:
-		var p uint64
-		a.uvarint(&p, "replication policy", 1<<32-1)
+		p, _ := a.uvarint("replication policy", 1<<32-1)
 		a.policy = Policy(p)
 	case mode == Migration:
 		a.readBuild()
@@ -176,9 +175,8 @@ func (a *Archive) readPersistentHeader() {
 		}
 		a.end = body
 	}
-	var v uint64
 	off := a.pos
-	a.uvarint(&v, "archive version", 1<<32-1)
+	v, _ := a.uvarint("archive version", 1<<32-1)
 	if a.err == nil && (v == 0 || v > uint64(Version)) {
 		a.failf(off, "archive version", ErrBadHeader, "version %d, this code reads 1..%d", v, Version)
 	}
@@ -187,8 +185,7 @@ func (a *Archive) readPersistentHeader() {
 }
 
 func (a *Archive) readBuild() {
-	var b uint64
-	a.uvarint(&b, "build number", 1<<32-1)
+	b, _ := a.uvarint("build number", 1<<32-1)
 	a.build = uint32(b)
 }
 

@@ -1,7 +1,9 @@
 package archive
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 	"unicode/utf8"
 
@@ -36,38 +38,67 @@ func (a *Archive) putUvarintLong(v uint64) {
 	a.buf = a.buf[:n+i+1]
 }
 
-// uvarint reads a varint into *v, failing when it is truncated, longer than ten
-// bytes, or larger than max.
-func (a *Archive) uvarint(v *uint64, op string, max uint64) {
-	start := a.pos
-	if start < a.end && a.buf[start] < 0x80 { // one-byte fast path
-		a.pos++
-		*v = uint64(a.buf[start])
-		return
-	}
-	var x uint64
-	for i := 0; i < maxVarintLen; i++ {
-		if a.pos >= a.end {
-			a.failf(start, op, ErrTruncated, "varint cut after %d bytes", i)
-			return
+// uvarint1 reads a one-byte varint, by far the commonest, and reports false,
+// reading nothing, for any other; the caller then calls uvarint. It is small
+// enough to be inlined, which a function that also handles the long case is not.
+func (a *Archive) uvarint1() (uint64, bool) {
+	if p := a.pos; p < a.end {
+		if b := a.buf[p]; b < 0x80 {
+			a.pos = p + 1
+			return uint64(b), true
 		}
-		b := a.buf[a.pos]
-		a.pos++
+	}
+	return 0, false
+}
+
+// uvarint reads a varint of at most max. On failure it records the error and
+// returns ok false: the varint is truncated, longer than ten bytes, or larger than max. Varints of up to eight bytes are
+// decoded from one 64-bit load instead of a byte at a time.
+func (a *Archive) uvarint(op string, max uint64) (uint64, bool) {
+	start := a.pos
+	data := a.buf[start:a.end]
+	var x uint64
+	n := 0 // bytes of the varint
+	if len(data) >= 8 {
+		w := binary.LittleEndian.Uint64(data)
+		if stop := ^w & 0x8080808080808080; stop != 0 {
+			last := bits.TrailingZeros64(stop) // bit 7 of the varint's last byte
+			n = last>>3 + 1
+			w &= 1<<last<<1 - 1 // the varint's bytes only (all of w when last is 63)
+			x = w&0x7f | w>>1&(0x7f<<7) | w>>2&(0x7f<<14) | w>>3&(0x7f<<21) |
+				w>>4&(0x7f<<28) | w>>5&(0x7f<<35) | w>>6&(0x7f<<42) | w>>7&(0x7f<<49)
+		}
+	}
+	if n == 0 {
+		var ok bool
+		if x, n, ok = a.uvarintBytes(data, start, op); !ok {
+			return 0, false
+		}
+	}
+	if x > max {
+		a.failf(start, op, ErrVarintOverflow, "value %d exceeds %d", x, max)
+		return 0, false
+	}
+	a.pos = start + n
+	return x, true
+}
+
+// uvarintBytes decodes the varint at the start of data a byte at a time: the
+// varints of nine or ten bytes, and those near the end of the data.
+func (a *Archive) uvarintBytes(data []byte, start int, op string) (x uint64, n int, ok bool) {
+	for i, b := range data {
 		if i == maxVarintLen-1 && b > 1 {
 			a.fail(start, op, ErrVarintOverflow, "value exceeds 64 bits")
-			return
+			return 0, 0, false
 		}
-		x |= uint64(b&0x7f) << (7 * i)
+		x |= uint64(b&0x7f) << (7 * i & 63)
 		if b < 0x80 {
-			if x > max {
-				a.failf(start, op, ErrVarintOverflow, "value %d exceeds %d", x, max)
-				return
-			}
-			*v = x
-			return
+			return x, i + 1, true
 		}
 	}
-	a.fail(start, op, ErrVarintOverflow, "varint longer than 10 bytes")
+	// Only a truncated varint gets here: a tenth byte ends the loop above either way.
+	a.failf(start, op, ErrTruncated, "varint cut after %d bytes", len(data))
+	return 0, 0, false
 }
 
 // transferUvarint moves an unsigned value of at most max through a varint.
@@ -76,7 +107,13 @@ func (a *Archive) transferUvarint(v *uint64, op string, max uint64) {
 		a.putUvarint(*v)
 		return
 	}
-	a.uvarint(v, op, max)
+	x, ok := a.uvarint1()
+	if !ok {
+		x, ok = a.uvarint(op, max)
+	}
+	if ok {
+		*v = x
+	}
 }
 
 func zigzag32(v int32) uint32   { return uint32(v<<1) ^ uint32(v>>31) }
@@ -120,9 +157,13 @@ func (a *Archive) TransferUint32(v *uint32) {
 		a.putUvarint(uint64(*v))
 		return
 	}
-	var u uint64
-	a.uvarint(&u, "uint32", math.MaxUint32)
-	*v = uint32(u)
+	u, ok := a.uvarint1()
+	if !ok {
+		u, ok = a.uvarint("uint32", math.MaxUint32)
+	}
+	if ok {
+		*v = uint32(u)
+	}
 }
 
 // TransferUint64 moves a uint64 as a plain varint.
@@ -134,7 +175,13 @@ func (a *Archive) TransferUint64(v *uint64) {
 		a.putUvarint(*v)
 		return
 	}
-	a.uvarint(v, "uint64", math.MaxUint64)
+	u, ok := a.uvarint1()
+	if !ok {
+		u, ok = a.uvarint("uint64", math.MaxUint64)
+	}
+	if ok {
+		*v = u
+	}
 }
 
 // TransferInt32 moves an int32 as a zig-zag varint.
@@ -146,9 +193,13 @@ func (a *Archive) TransferInt32(v *int32) {
 		a.putUvarint(uint64(zigzag32(*v)))
 		return
 	}
-	var u uint64
-	a.uvarint(&u, "int32", math.MaxUint32)
-	*v = unzigzag32(uint32(u))
+	u, ok := a.uvarint1()
+	if !ok {
+		u, ok = a.uvarint("int32", math.MaxUint32)
+	}
+	if ok {
+		*v = unzigzag32(uint32(u))
+	}
 }
 
 // TransferInt64 moves an int64 as a zig-zag varint.
@@ -170,9 +221,13 @@ func (a *Archive) TransferFloat32(v *float32) {
 		a.putUvarint(uint64(math.Float32bits(*v)))
 		return
 	}
-	var u uint64
-	a.uvarint(&u, "float32", math.MaxUint32)
-	*v = math.Float32frombits(uint32(u))
+	u, ok := a.uvarint1()
+	if !ok {
+		u, ok = a.uvarint("float32", math.MaxUint32)
+	}
+	if ok {
+		*v = math.Float32frombits(uint32(u))
+	}
 }
 
 // MaxPrecision is the largest precision FloatFixed accepts: 2^30 still fits int32.
@@ -194,9 +249,11 @@ func (a *Archive) TransferFloatFixed(v *float32, precision int) {
 		a.putUvarint(uint64(zigzag32(FixedFromFloat(*v, precision))))
 		return
 	}
-	var u uint64
-	a.uvarint(&u, "float fixed", math.MaxUint32)
-	if a.err == nil {
+	u, ok := a.uvarint1()
+	if !ok {
+		u, ok = a.uvarint("float fixed", math.MaxUint32)
+	}
+	if ok {
 		*v = float32(unzigzag32(uint32(u))) / fixedScale(precision)
 	}
 }
@@ -243,9 +300,8 @@ func (a *Archive) TransferString(s *string) {
 		a.buf = append(a.buf, *s...)
 		return
 	}
-	var n uint64
-	a.uvarint(&n, "string length", math.MaxUint32)
-	if a.err != nil {
+	n, ok := a.uvarint("string length", math.MaxUint32)
+	if !ok {
 		return
 	}
 	switch {
