@@ -22,20 +22,55 @@ func (a *Archive) putUvarint(v uint64) {
 	a.putUvarintLong(v)
 }
 
+// putUvarintLong appends a varint of two bytes or more into room it makes once:
+// two-byte varints byte by byte, longer ones as one 64-bit store of their first
+// eight bytes (and, past 56 bits, the last two bytes after them).
 func (a *Archive) putUvarintLong(v uint64) {
-	n := len(a.buf)
-	if cap(a.buf)-n < maxVarintLen {
-		a.buf = slices.Grow(a.buf, maxVarintLen)
+	buf := a.buf
+	n := len(buf)
+	if cap(buf)-n < maxVarintLen {
+		buf = slices.Grow(buf, maxVarintLen)
 	}
-	b := a.buf[n : n+maxVarintLen : n+maxVarintLen]
-	i := 0
-	for v >= 0x80 {
-		b[i] = byte(v) | 0x80
-		v >>= 7
-		i++
+	b := (*[maxVarintLen]byte)(buf[n : n+maxVarintLen])
+	if v < 1<<14 {
+		b[0] = byte(v) | 0x80
+		b[1] = byte(v >> 7)
+		a.buf = buf[:n+2]
+		return
 	}
-	b[i] = byte(v)
-	a.buf = a.buf[:n+i+1]
+	if v < 1<<56 {
+		size := (bits.Len64(v) + 6) / 7 // 3..8 bytes
+		// Continuation bits on all but the last byte.
+		w := spread7(v) | 0x0080808080808080>>(8*(8-size)&63)
+		binary.LittleEndian.PutUint64(b[:8], w)
+		a.buf = buf[:n+size]
+		return
+	}
+	binary.LittleEndian.PutUint64(b[:8], spread7(v)|0x8080808080808080)
+	v >>= 56
+	if v < 0x80 {
+		b[8] = byte(v)
+		a.buf = buf[:n+9]
+		return
+	}
+	b[8] = byte(v) | 0x80
+	b[9] = byte(v >> 7)
+	a.buf = buf[:n+10]
+}
+
+// spread7 moves the low 56 bits of v apart into the low 7 bits of each of eight
+// bytes, little-endian: the payload of an eight-byte varint.
+func spread7(v uint64) uint64 {
+	x := v&0x0FFFFFFF | v&0x00FFFFFFF0000000<<4
+	x = x&0x00003FFF00003FFF | x&0x0FFFC0000FFFC000<<2
+	return x&0x007F007F007F007F | x&0x3F803F803F803F80<<1
+}
+
+// gather7 is spread7's inverse: it joins the low 7 bits of each byte of w.
+func gather7(w uint64) uint64 {
+	x := w&0x007F007F007F007F | w&0x7F007F007F007F00>>1
+	x = x&0x00003FFF00003FFF | x&0x3FFF00003FFF0000>>2
+	return x&0x000000000FFFFFFF | x&0x0FFFFFFF00000000>>4
 }
 
 // uvarint1 reads a one-byte varint, by far the commonest, and reports false,
@@ -65,8 +100,7 @@ func (a *Archive) uvarint(op string, max uint64) (uint64, bool) {
 			last := bits.TrailingZeros64(stop) // bit 7 of the varint's last byte
 			n = last>>3 + 1
 			w &= 1<<last<<1 - 1 // the varint's bytes only (all of w when last is 63)
-			x = w&0x7f | w>>1&(0x7f<<7) | w>>2&(0x7f<<14) | w>>3&(0x7f<<21) |
-				w>>4&(0x7f<<28) | w>>5&(0x7f<<35) | w>>6&(0x7f<<42) | w>>7&(0x7f<<49)
+			x = gather7(w)
 		}
 	}
 	if n == 0 {

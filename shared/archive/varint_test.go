@@ -1,6 +1,8 @@
 package archive_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -9,7 +11,8 @@ import (
 	"github.com/twinframe/twinframe/shared/archive"
 )
 
-// TestVarintLengths reads varints of every length, alone at the end of the data
+// TestVarintLengths packs varints of every length, checking them against
+// encoding/binary, and reads them back, alone at the end of the data
 // and followed by more, so that both the byte-at-a-time and the eight-byte reader
 // see each length, and checks the value and where the next value starts.
 func TestVarintLengths(t *testing.T) {
@@ -34,8 +37,8 @@ func TestVarintLengths(t *testing.T) {
 						b := byte(i + 1)
 						p.TransferByte(&b)
 					}
-					if got := len(p.Bytes()) - 2 - trailing; got != length {
-						t.Fatalf("packed %#x in %d bytes, want %d", v, got, length)
+					if got, want := p.Bytes()[2:len(p.Bytes())-trailing], binary.AppendUvarint(nil, v); !bytes.Equal(got, want) || len(got) != length {
+						t.Fatalf("packed %#x as % X, want % X (%d bytes)", v, got, want, length)
 					}
 					u, err := archive.NewUnpacker(archive.Replication, p.Bytes())
 					if err != nil {
