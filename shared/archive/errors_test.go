@@ -151,3 +151,27 @@ func mustHexString(s string) []byte {
 	}
 	return b
 }
+
+// TestPackingErrorIsSticky: after a packer fails, every Transfer writes nothing,
+// as after an unpacker fails every Transfer reads nothing.
+func TestPackingErrorIsSticky(t *testing.T) {
+	t.Parallel()
+	a := archive.NewPacker(archive.Replication, archive.AllChannels)
+	bad := "\xff"
+	a.TransferString(&bad)
+	first, n := a.Err(), a.Offset()
+	if first == nil {
+		t.Fatal("invalid UTF-8 packed")
+	}
+	e := sampleEntity()
+	a.TransferObject(e)
+	a.TransferBool(&e.Visible)
+	a.TransferInt32(&e.Health)
+	a.TransferUint64(&e.Prototype)
+	a.TransferFloatFixed(&e.Yaw, 6)
+	a.TransferString(&e.Name)
+	archive.TransferSlice(a, &e.Properties, transferProperty)
+	if a.Err() != first || a.Offset() != n {
+		t.Fatalf("after the error: %v, %d bytes; want %v, %d bytes", a.Err(), a.Offset(), first, n)
+	}
+}

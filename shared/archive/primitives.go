@@ -25,17 +25,18 @@ func (a *Archive) putUvarint(v uint64) {
 // putUvarintLong appends a varint of two bytes or more into room it makes once:
 // two-byte varints byte by byte, longer ones as one 64-bit store of their first
 // eight bytes (and, past 56 bits, the last two bytes after them).
+//
+// Every store to a.buf reslices a.buf itself, which writes only its length.
 func (a *Archive) putUvarintLong(v uint64) {
-	buf := a.buf
-	n := len(buf)
-	if cap(buf)-n < maxVarintLen {
-		buf = slices.Grow(buf, maxVarintLen)
+	n := len(a.buf)
+	if cap(a.buf)-n < maxVarintLen {
+		a.grow()
 	}
-	b := (*[maxVarintLen]byte)(buf[n : n+maxVarintLen])
+	b := (*[maxVarintLen]byte)(a.buf[n : n+maxVarintLen])
 	if v < 1<<14 {
 		b[0] = byte(v) | 0x80
 		b[1] = byte(v >> 7)
-		a.buf = buf[:n+2]
+		a.buf = a.buf[:n+2]
 		return
 	}
 	if v < 1<<56 {
@@ -43,19 +44,27 @@ func (a *Archive) putUvarintLong(v uint64) {
 		// Continuation bits on all but the last byte.
 		w := spread7(v) | 0x0080808080808080>>(8*(8-size)&63)
 		binary.LittleEndian.PutUint64(b[:8], w)
-		a.buf = buf[:n+size]
+		a.buf = a.buf[:n+size]
 		return
 	}
 	binary.LittleEndian.PutUint64(b[:8], spread7(v)|0x8080808080808080)
 	v >>= 56
 	if v < 0x80 {
 		b[8] = byte(v)
-		a.buf = buf[:n+9]
+		a.buf = a.buf[:n+9]
 		return
 	}
 	b[8] = byte(v) | 0x80
 	b[9] = byte(v >> 7)
-	a.buf = buf[:n+10]
+	a.buf = a.buf[:n+10]
+}
+
+// grow makes room for the longest varint. It is kept out of line so that the
+// callers' common path, which has the room, carries none of its code.
+//
+//go:noinline
+func (a *Archive) grow() {
+	a.buf = slices.Grow(a.buf, maxVarintLen)
 }
 
 // spread7 moves the low 56 bits of v apart into the low 7 bits of each of eight
@@ -135,21 +144,6 @@ func (a *Archive) uvarintBytes(data []byte, start int, op string) (x uint64, n i
 	return 0, 0, false
 }
 
-// transferUvarint moves an unsigned value of at most max through a varint.
-func (a *Archive) transferUvarint(v *uint64, op string, max uint64) {
-	if a.packing {
-		a.putUvarint(*v)
-		return
-	}
-	x, ok := a.uvarint1()
-	if !ok {
-		x, ok = a.uvarint(op, max)
-	}
-	if ok {
-		*v = x
-	}
-}
-
 func zigzag32(v int32) uint32   { return uint32(v<<1) ^ uint32(v>>31) }
 func unzigzag32(u uint32) int32 { return int32(u>>1) ^ -int32(u&1) }
 func zigzag64(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
@@ -157,11 +151,11 @@ func unzigzag64(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
 // TransferByte moves one raw byte.
 func (a *Archive) TransferByte(v *byte) {
-	if a.err != nil {
-		return
-	}
-	if a.packing {
+	switch a.state {
+	case packingOK:
 		a.buf = append(a.buf, *v)
+		return
+	case failed:
 		return
 	}
 	if a.pos >= a.end {
@@ -174,93 +168,97 @@ func (a *Archive) TransferByte(v *byte) {
 
 // TransferUint16 moves a uint16 as a plain varint.
 func (a *Archive) TransferUint16(v *uint16) {
-	if a.err != nil {
-		return
+	switch a.state {
+	case packingOK:
+		a.putUvarint(uint64(*v))
+	case unpackingOK:
+		u, ok := a.uvarint1()
+		if !ok {
+			u, ok = a.uvarint("uint16", math.MaxUint16)
+		}
+		if ok {
+			*v = uint16(u)
+		}
 	}
-	u := uint64(*v)
-	a.transferUvarint(&u, "uint16", math.MaxUint16)
-	*v = uint16(u)
 }
 
 // TransferUint32 moves a uint32 as a plain varint.
 func (a *Archive) TransferUint32(v *uint32) {
-	if a.err != nil {
-		return
-	}
-	if a.packing {
+	switch a.state {
+	case packingOK:
 		a.putUvarint(uint64(*v))
-		return
-	}
-	u, ok := a.uvarint1()
-	if !ok {
-		u, ok = a.uvarint("uint32", math.MaxUint32)
-	}
-	if ok {
-		*v = uint32(u)
+	case unpackingOK:
+		u, ok := a.uvarint1()
+		if !ok {
+			u, ok = a.uvarint("uint32", math.MaxUint32)
+		}
+		if ok {
+			*v = uint32(u)
+		}
 	}
 }
 
 // TransferUint64 moves a uint64 as a plain varint.
 func (a *Archive) TransferUint64(v *uint64) {
-	if a.err != nil {
-		return
-	}
-	if a.packing {
+	switch a.state {
+	case packingOK:
 		a.putUvarint(*v)
-		return
-	}
-	u, ok := a.uvarint1()
-	if !ok {
-		u, ok = a.uvarint("uint64", math.MaxUint64)
-	}
-	if ok {
-		*v = u
+	case unpackingOK:
+		u, ok := a.uvarint1()
+		if !ok {
+			u, ok = a.uvarint("uint64", math.MaxUint64)
+		}
+		if ok {
+			*v = u
+		}
 	}
 }
 
 // TransferInt32 moves an int32 as a zig-zag varint.
 func (a *Archive) TransferInt32(v *int32) {
-	if a.err != nil {
-		return
-	}
-	if a.packing {
+	switch a.state {
+	case packingOK:
 		a.putUvarint(uint64(zigzag32(*v)))
-		return
-	}
-	u, ok := a.uvarint1()
-	if !ok {
-		u, ok = a.uvarint("int32", math.MaxUint32)
-	}
-	if ok {
-		*v = unzigzag32(uint32(u))
+	case unpackingOK:
+		u, ok := a.uvarint1()
+		if !ok {
+			u, ok = a.uvarint("int32", math.MaxUint32)
+		}
+		if ok {
+			*v = unzigzag32(uint32(u))
+		}
 	}
 }
 
 // TransferInt64 moves an int64 as a zig-zag varint.
 func (a *Archive) TransferInt64(v *int64) {
-	if a.err != nil {
-		return
+	switch a.state {
+	case packingOK:
+		a.putUvarint(zigzag64(*v))
+	case unpackingOK:
+		u, ok := a.uvarint1()
+		if !ok {
+			u, ok = a.uvarint("int64", math.MaxUint64)
+		}
+		if ok {
+			*v = unzigzag64(u)
+		}
 	}
-	u := zigzag64(*v)
-	a.transferUvarint(&u, "int64", math.MaxUint64)
-	*v = unzigzag64(u)
 }
 
 // TransferFloat32 moves a float32 exactly: its IEEE bits as a plain varint.
 func (a *Archive) TransferFloat32(v *float32) {
-	if a.err != nil {
-		return
-	}
-	if a.packing {
+	switch a.state {
+	case packingOK:
 		a.putUvarint(uint64(math.Float32bits(*v)))
-		return
-	}
-	u, ok := a.uvarint1()
-	if !ok {
-		u, ok = a.uvarint("float32", math.MaxUint32)
-	}
-	if ok {
-		*v = math.Float32frombits(uint32(u))
+	case unpackingOK:
+		u, ok := a.uvarint1()
+		if !ok {
+			u, ok = a.uvarint("float32", math.MaxUint32)
+		}
+		if ok {
+			*v = math.Float32frombits(uint32(u))
+		}
 	}
 }
 
@@ -272,23 +270,21 @@ const MaxPrecision = 30
 // NaN packs as 0 and values beyond the int32 range saturate, so that every platform
 // (native and WebAssembly) writes the same bytes.
 func (a *Archive) TransferFloatFixed(v *float32, precision int) {
-	if a.err != nil {
-		return
-	}
 	if precision > MaxPrecision {
-		a.failf(a.Offset(), "float fixed", ErrMisuse, "precision %d > %d", precision, MaxPrecision)
+		a.failf(a.Offset(), "float fixed", ErrMisuse, "precision %d > %d", precision, MaxPrecision) // keeps an earlier error
 		return
 	}
-	if a.packing {
+	switch a.state {
+	case packingOK:
 		a.putUvarint(uint64(zigzag32(FixedFromFloat(*v, precision))))
-		return
-	}
-	u, ok := a.uvarint1()
-	if !ok {
-		u, ok = a.uvarint("float fixed", math.MaxUint32)
-	}
-	if ok {
-		*v = float32(unzigzag32(uint32(u))) / fixedScale(precision)
+	case unpackingOK:
+		u, ok := a.uvarint1()
+		if !ok {
+			u, ok = a.uvarint("float fixed", math.MaxUint32)
+		}
+		if ok {
+			*v = float32(unzigzag32(uint32(u))) / fixedScale(precision)
+		}
 	}
 }
 
@@ -321,19 +317,19 @@ func Quantize(v float32, precision int) float32 {
 
 // TransferString moves a string as a varint byte length and its UTF-8 bytes.
 func (a *Archive) TransferString(s *string) {
-	if a.err != nil {
-		return
-	}
-	start := a.Offset()
-	if a.packing {
+	switch a.state {
+	case packingOK:
 		if !utf8.ValidString(*s) {
-			a.fail(start, "string", ErrBadUTF8, "")
+			a.fail(len(a.buf), "string", ErrBadUTF8, "")
 			return
 		}
 		a.putUvarint(uint64(len(*s)))
 		a.buf = append(a.buf, *s...)
 		return
+	case failed:
+		return
 	}
+	start := a.pos
 	n, ok := a.uvarint("string length", math.MaxUint32)
 	if !ok {
 		return
