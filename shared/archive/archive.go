@@ -65,7 +65,7 @@ const (
 type state uint8
 
 const (
-	packingOK   state = iota // zero, the value tested first on the path that must be fastest
+	packingOK state = iota // zero, the value tested first on the path that must be fastest
 	unpackingOK
 	failed // err is set: every Transfer is a no-op
 )
