@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
 )
 
@@ -113,6 +114,11 @@ func TestPackingMisuse(t *testing.T) {
 	}{
 		{"invalid UTF-8", func(a *archive.Archive) { s := "\xff"; a.TransferString(&s) }, archive.ErrBadUTF8},
 		{"precision too high", func(a *archive.Archive) { v := float32(1); a.TransferFloatFixed(&v, 31) }, archive.ErrMisuse},
+		{"vector precision too high", func(a *archive.Archive) { v := mgl32.Vec3{1, 2, 3}; a.TransferVec3Fixed(&v, 31) }, archive.ErrMisuse},
+		{"orientation precision too high", func(a *archive.Archive) {
+			y, p, r := float32(1), float32(2), float32(3)
+			a.TransferOrientationFixed(&y, &p, &r, false, 31)
+		}, archive.ErrMisuse},
 		{"nil object", func(a *archive.Archive) { a.TransferObject(nil) }, archive.ErrMisuse},
 		{"skip while packing", func(a *archive.Archive) { a.SkipObject() }, archive.ErrMisuse},
 		{"negative count", func(a *archive.Archive) { n := -1; a.TransferCount(&n) }, archive.ErrMisuse},

@@ -335,7 +335,13 @@ func fixedScale(precision int) float32 {
 // FixedFromFloat returns the integer FloatFixed writes for v: v·2^precision truncated
 // toward zero, NaN as 0, saturated to the int32 range.
 func FixedFromFloat(v float32, precision int) int32 {
-	x := float64(v) * float64(fixedScale(precision))
+	return fixedScaled(v, float64(fixedScale(precision)))
+}
+
+// fixedScaled is FixedFromFloat with the scale computed by the caller, once for
+// all the values of a vector.
+func fixedScaled(v float32, scale float64) int32 {
+	x := float64(v) * scale
 	switch {
 	case x != x:
 		return 0
@@ -397,6 +403,13 @@ func (a *Archive) TransferVec3(v *mgl32.Vec3) {
 
 // TransferVec3Fixed moves three fixed-point values (positions use precision 3).
 func (a *Archive) TransferVec3Fixed(v *mgl32.Vec3, precision int) {
+	if a.state == packingOK && precision <= MaxPrecision { // one call for the three
+		scale := float64(fixedScale(precision))
+		a.putUvarint(uint64(zigzag32(fixedScaled(v[0], scale))))
+		a.putUvarint(uint64(zigzag32(fixedScaled(v[1], scale))))
+		a.putUvarint(uint64(zigzag32(fixedScaled(v[2], scale))))
+		return
+	}
 	a.TransferFloatFixed(&v[0], precision)
 	a.TransferFloatFixed(&v[1], precision)
 	a.TransferFloatFixed(&v[2], precision)
@@ -405,6 +418,15 @@ func (a *Archive) TransferVec3Fixed(v *mgl32.Vec3, precision int) {
 // TransferOrientationFixed moves yaw, then pitch and roll unless yawOnly, as
 // fixed-point values (orientations use precision 6).
 func (a *Archive) TransferOrientationFixed(yaw, pitch, roll *float32, yawOnly bool, precision int) {
+	if a.state == packingOK && precision <= MaxPrecision { // one call for the three
+		scale := float64(fixedScale(precision))
+		a.putUvarint(uint64(zigzag32(fixedScaled(*yaw, scale))))
+		if !yawOnly {
+			a.putUvarint(uint64(zigzag32(fixedScaled(*pitch, scale))))
+			a.putUvarint(uint64(zigzag32(fixedScaled(*roll, scale))))
+		}
+		return
+	}
 	a.TransferFloatFixed(yaw, precision)
 	if yawOnly {
 		return
