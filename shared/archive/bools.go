@@ -6,6 +6,27 @@ const boolsPerByte = 5
 // TransferBool moves a bool, packed with up to four neighbours into one byte (see
 // the package doc).
 func (a *Archive) TransferBool(v *bool) {
+	transferBoolFront(a, v, (*Archive).transferBool)
+}
+
+// transferBoolFront is TransferBool's front, inlined into each Serialize: it packs a
+// bool into the open group's byte when there is one with room, and otherwise calls
+// slow. slow is a parameter for the inliner's sake, as with transfer's.
+func transferBoolFront(a *Archive, v *bool, slow func(*Archive, *bool)) {
+	if n := a.boolCount; a.state == packingOK && n-1 < boolsPerByte-1 {
+		b := a.buf[a.boolOffset]&^7 | (n + 1)
+		if *v {
+			b |= 0x80 >> n
+		}
+		a.buf[a.boolOffset] = b
+		a.boolCount = n + 1
+		return
+	}
+	slow(a, v)
+}
+
+// transferBool is TransferBool past its inlined case.
+func (a *Archive) transferBool(v *bool) {
 	switch a.state {
 	case packingOK:
 		a.packBool(*v)
