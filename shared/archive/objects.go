@@ -31,8 +31,11 @@ func (a *Archive) TransferObject(s Serializer) {
 	}
 	a.depth++ // no defer: a Serialize that panics leaves the archive unusable anyway
 	switch {
-	case !a.IsPersistent():
-		a.serialize(s)
+	case !a.IsPersistent(): // serialize, written out: the call is on every entity's path
+		start := a.Offset()
+		if err := s.Serialize(a); err != nil {
+			a.objectError(start, err)
+		}
 	case a.packing:
 		a.endBoolGroup()
 		a.packPersistentObject(s)
@@ -47,15 +50,18 @@ func (a *Archive) TransferObject(s Serializer) {
 
 func (a *Archive) serialize(s Serializer) {
 	start := a.Offset()
-	if err := s.Serialize(a); err != nil && a.err == nil {
+	if err := s.Serialize(a); err != nil {
 		a.objectError(start, err)
 	}
 }
 
-// objectError records an error a Serializer returned, keeping it matchable with errors.Is/As.
+// objectError records an error a Serializer returned, keeping it matchable with
+// errors.Is/As, unless the archive had already failed.
 func (a *Archive) objectError(start int, err error) {
-	a.err = &Error{Offset: start, Op: "object", Detail: err.Error(), Err: err}
-	a.state = failed
+	if a.err == nil {
+		a.err = &Error{Offset: start, Op: "object", Detail: err.Error(), Err: err}
+		a.state = failed
+	}
 }
 
 func (a *Archive) packPersistentObject(s Serializer) {
@@ -156,8 +162,9 @@ func TransferSlice[T any](a *Archive, s *[]T, elem func(a *Archive, v *T)) {
 	a.TransferCount(&n)
 	switch a.state {
 	case packingOK:
-		for i := range *s {
-			elem(a, &(*s)[i])
+		xs := *s
+		for i := range xs {
+			elem(a, &xs[i])
 			if a.state == failed {
 				return
 			}
