@@ -40,11 +40,9 @@ func (a *Archive) putUvarintLong(v uint64) {
 		return
 	}
 	if v < 1<<56 {
-		size := (bits.Len64(v) + 6) / 7 // 3..8 bytes
-		// Continuation bits on all but the last byte.
-		w := spread7(v) | 0x0080808080808080>>(8*(8-size)&63)
-		binary.LittleEndian.PutUint64(b[:8], w)
-		a.buf = a.buf[:n+size]
+		shape := &varintShapes[bits.Len64(v)]
+		binary.LittleEndian.PutUint64(b[:8], spread7(v)|shape.continuation)
+		a.buf = a.buf[:n+int(shape.size)]
 		return
 	}
 	binary.LittleEndian.PutUint64(b[:8], spread7(v)|0x8080808080808080)
@@ -66,6 +64,20 @@ func (a *Archive) putUvarintLong(v uint64) {
 func (a *Archive) grow() {
 	a.buf = slices.Grow(a.buf, maxVarintLen)
 }
+
+// varintShapes[l] describes the varint of a value of bit length l: its size and
+// the continuation bits of all its bytes but the last, as spread7 lays them out.
+// A table lookup is cheaper than dividing the length by 7 on every long varint.
+var varintShapes = func() (t [65]struct{ size, continuation uint64 }) {
+	for l := range t {
+		size := max((l+6)/7, 1)
+		t[l].size = uint64(size)
+		for i := range min(size-1, 8) {
+			t[l].continuation |= 0x80 << (8 * i)
+		}
+	}
+	return t
+}()
 
 // spread7 moves the low 56 bits of v apart into the low 7 bits of each of eight
 // bytes, little-endian: the payload of an eight-byte varint.
