@@ -408,6 +408,12 @@ func (a *Archive) TransferString(s *string) {
 
 // TransferVec3 moves three raw float32s.
 func (a *Archive) TransferVec3(v *mgl32.Vec3) {
+	if a.state == packingOK { // direct calls for the long varints floats make
+		a.putUvarint(uint64(math.Float32bits(v[0])))
+		a.putUvarint(uint64(math.Float32bits(v[1])))
+		a.putUvarint(uint64(math.Float32bits(v[2])))
+		return
+	}
 	a.TransferFloat32(&v[0])
 	a.TransferFloat32(&v[1])
 	a.TransferFloat32(&v[2])
