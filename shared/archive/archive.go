@@ -65,8 +65,8 @@ const (
 type state uint8
 
 const (
-	packingOK state = iota // zero, the value tested first on the path that must be fastest
-	unpackingOK
+	unpackingOK state = iota // zero: a zero Archive still unpacks nothing and says so
+	packingOK
 	failed // err is set: every Transfer is a no-op
 )
 

@@ -181,3 +181,15 @@ func TestPackingErrorIsSticky(t *testing.T) {
 		t.Fatalf("after the error: %v, %d bytes; want %v, %d bytes", a.Err(), a.Offset(), first, n)
 	}
 }
+
+// TestZeroArchiveUnpacksNothing: the zero Archive is not a packer; a Transfer on it
+// fails as an unpacker of no data does, rather than writing.
+func TestZeroArchiveUnpacksNothing(t *testing.T) {
+	t.Parallel()
+	var a archive.Archive
+	v := int32(5)
+	a.TransferInt32(&v)
+	if !errors.Is(a.Err(), archive.ErrTruncated) || a.Offset() != 0 || len(a.Bytes()) != 0 {
+		t.Fatalf("zero archive: %v, offset %d, % X", a.Err(), a.Offset(), a.Bytes())
+	}
+}

@@ -107,9 +107,10 @@ func (a *Archive) uvarint1() (uint64, bool) {
 	return 0, false
 }
 
-// uvarint reads a varint of at most max. On failure it records the error and
-// returns ok false: the varint is truncated, longer than ten bytes, or larger than max. Varints of up to eight bytes are
-// decoded from one 64-bit load instead of a byte at a time.
+// uvarint reads a varint of at most max. On failure (the varint is truncated,
+// longer than ten bytes, or larger than max) it records the error and returns ok
+// false. Varints of up to eight bytes are decoded from one 64-bit load instead of
+// a byte at a time.
 func (a *Archive) uvarint(op string, max uint64) (uint64, bool) {
 	start := a.pos
 	data := a.buf[start:a.end]
