@@ -60,6 +60,16 @@ const (
 	BuildNumber uint32 = 1
 )
 
+// state folds "packing or unpacking" and "has it failed" into the one byte every
+// Transfer tests before anything else: one compare on the path of every value.
+type state uint8
+
+const (
+	unpackingOK state = iota // zero: a zero Archive still unpacks nothing and says so
+	packingOK
+	failed // err is set: every Transfer is a no-op
+)
+
 // Limits cap what an unpacker will accept before it allocates.
 type Limits struct {
 	MaxString int // longest string in bytes
@@ -77,6 +87,7 @@ type Archive struct {
 	pos     int // unpacking: next byte to read
 	end     int // unpacking: end of the innermost nested object (or of the data)
 	mode    Mode
+	state   state // what every Transfer tests first: packing, unpacking or failed
 	packing bool
 	policy  Policy
 	version uint32
@@ -85,10 +96,10 @@ type Archive struct {
 	limits  Limits
 	depth   int
 
-	// Packing: offset of the open bool byte, or -1. Unpacking: the cached byte.
+	// Packing: offset of the open bool byte. Unpacking: the cached byte.
 	boolOffset int
 	boolByte   byte
-	boolCount  uint8 // bools in the open/cached group
+	boolCount  uint8 // bools in the open/cached group; 0 when no group is open
 	boolIndex  uint8 // unpacking: bools of the cached group already read
 }
 
@@ -102,8 +113,8 @@ func NewPacker(mode Mode, policy Policy) *Archive {
 
 // Reset empties a packer for reuse, keeping its buffer, and writes the header again.
 func (a *Archive) Reset(mode Mode, policy Policy) {
-	*a = Archive{buf: a.buf[:0], mode: mode, packing: true, policy: policy,
-		version: Version, build: BuildNumber, limits: DefaultLimits, boolOffset: -1}
+	*a = Archive{buf: a.buf[:0], mode: mode, state: packingOK, packing: true, policy: policy,
+		version: Version, build: BuildNumber, limits: DefaultLimits}
 	switch {
 	case !mode.valid():
 		a.failf(0, "header", ErrMisuse, "unknown mode %d", mode)
@@ -134,13 +145,12 @@ func (a *Archive) ResetUnpacker(mode Mode, data []byte) error {
 	if limits == (Limits{}) {
 		limits = DefaultLimits
 	}
-	*a = Archive{buf: data, end: len(data), mode: mode, limits: limits, boolOffset: -1, policy: AllChannels}
+	*a = Archive{buf: data, end: len(data), mode: mode, state: unpackingOK, limits: limits, policy: AllChannels}
 	switch {
 	case !mode.valid():
 		a.failf(0, "header", ErrMisuse, "unknown mode %d", mode)
 	case mode == Replication:
-		var p uint64
-		a.uvarint(&p, "replication policy", 1<<32-1)
+		p, _ := a.uvarint("replication policy", 1<<32-1)
 		a.policy = Policy(p)
 	case mode == Migration:
 		a.readBuild()
@@ -176,9 +186,8 @@ func (a *Archive) readPersistentHeader() {
 		}
 		a.end = body
 	}
-	var v uint64
 	off := a.pos
-	a.uvarint(&v, "archive version", 1<<32-1)
+	v, _ := a.uvarint("archive version", 1<<32-1)
 	if a.err == nil && (v == 0 || v > uint64(Version)) {
 		a.failf(off, "archive version", ErrBadHeader, "version %d, this code reads 1..%d", v, Version)
 	}
@@ -187,8 +196,7 @@ func (a *Archive) readPersistentHeader() {
 }
 
 func (a *Archive) readBuild() {
-	var b uint64
-	a.uvarint(&b, "build number", 1<<32-1)
+	b, _ := a.uvarint("build number", 1<<32-1)
 	a.build = uint32(b)
 }
 

@@ -41,6 +41,7 @@ func (e *Error) Unwrap() error { return e.Err }
 func (a *Archive) fail(offset int, op string, err error, detail string) {
 	if a.err == nil {
 		a.err = &Error{Offset: offset, Op: op, Detail: detail, Err: err}
+		a.state = failed
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/archive"
 )
 
@@ -113,6 +114,11 @@ func TestPackingMisuse(t *testing.T) {
 	}{
 		{"invalid UTF-8", func(a *archive.Archive) { s := "\xff"; a.TransferString(&s) }, archive.ErrBadUTF8},
 		{"precision too high", func(a *archive.Archive) { v := float32(1); a.TransferFloatFixed(&v, 31) }, archive.ErrMisuse},
+		{"vector precision too high", func(a *archive.Archive) { v := mgl32.Vec3{1, 2, 3}; a.TransferVec3Fixed(&v, 31) }, archive.ErrMisuse},
+		{"orientation precision too high", func(a *archive.Archive) {
+			y, p, r := float32(1), float32(2), float32(3)
+			a.TransferOrientationFixed(&y, &p, &r, false, 31)
+		}, archive.ErrMisuse},
 		{"nil object", func(a *archive.Archive) { a.TransferObject(nil) }, archive.ErrMisuse},
 		{"skip while packing", func(a *archive.Archive) { a.SkipObject() }, archive.ErrMisuse},
 		{"negative count", func(a *archive.Archive) { n := -1; a.TransferCount(&n) }, archive.ErrMisuse},
@@ -150,4 +156,40 @@ func mustHexString(s string) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestPackingErrorIsSticky: after a packer fails, every Transfer writes nothing,
+// as after an unpacker fails every Transfer reads nothing.
+func TestPackingErrorIsSticky(t *testing.T) {
+	t.Parallel()
+	a := archive.NewPacker(archive.Replication, archive.AllChannels)
+	bad := "\xff"
+	a.TransferString(&bad)
+	first, n := a.Err(), a.Offset()
+	if first == nil {
+		t.Fatal("invalid UTF-8 packed")
+	}
+	e := sampleEntity()
+	a.TransferObject(e)
+	a.TransferBool(&e.Visible)
+	a.TransferInt32(&e.Health)
+	a.TransferUint64(&e.Prototype)
+	a.TransferFloatFixed(&e.Yaw, 6)
+	a.TransferString(&e.Name)
+	archive.TransferSlice(a, &e.Properties, transferProperty)
+	if a.Err() != first || a.Offset() != n {
+		t.Fatalf("after the error: %v, %d bytes; want %v, %d bytes", a.Err(), a.Offset(), first, n)
+	}
+}
+
+// TestZeroArchiveUnpacksNothing: the zero Archive is not a packer; a Transfer on it
+// fails as an unpacker of no data does, rather than writing.
+func TestZeroArchiveUnpacksNothing(t *testing.T) {
+	t.Parallel()
+	var a archive.Archive
+	v := int32(5)
+	a.TransferInt32(&v)
+	if !errors.Is(a.Err(), archive.ErrTruncated) || a.Offset() != 0 || len(a.Bytes()) != 0 {
+		t.Fatalf("zero archive: %v, offset %d, % X", a.Err(), a.Offset(), a.Bytes())
+	}
 }

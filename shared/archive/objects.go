@@ -18,7 +18,7 @@ const objectHeader = 4
 // a checked uint32 size in Database and Disk. An error returned by s.Serialize
 // becomes the archive's error.
 func (a *Archive) TransferObject(s Serializer) {
-	if a.err != nil {
+	if a.state == failed {
 		return
 	}
 	if s == nil {
@@ -31,8 +31,11 @@ func (a *Archive) TransferObject(s Serializer) {
 	}
 	a.depth++ // no defer: a Serialize that panics leaves the archive unusable anyway
 	switch {
-	case !a.IsPersistent():
-		a.serialize(s)
+	case !a.IsPersistent(): // serialize, written out: the call is on every entity's path
+		start := a.Offset()
+		if err := s.Serialize(a); err != nil {
+			a.objectError(start, err)
+		}
 	case a.packing:
 		a.endBoolGroup()
 		a.packPersistentObject(s)
@@ -47,14 +50,18 @@ func (a *Archive) TransferObject(s Serializer) {
 
 func (a *Archive) serialize(s Serializer) {
 	start := a.Offset()
-	if err := s.Serialize(a); err != nil && a.err == nil {
+	if err := s.Serialize(a); err != nil {
 		a.objectError(start, err)
 	}
 }
 
-// objectError records an error a Serializer returned, keeping it matchable with errors.Is/As.
+// objectError records an error a Serializer returned, keeping it matchable with
+// errors.Is/As, unless the archive had already failed.
 func (a *Archive) objectError(start int, err error) {
-	a.err = &Error{Offset: start, Op: "object", Detail: err.Error(), Err: err}
+	if a.err == nil {
+		a.err = &Error{Offset: start, Op: "object", Detail: err.Error(), Err: err}
+		a.state = failed
+	}
 }
 
 func (a *Archive) packPersistentObject(s Serializer) {
@@ -121,17 +128,23 @@ func (a *Archive) SkipObject() {
 // TransferCount moves a collection count. Unpacking fails when the count exceeds
 // the archive's MaxCount, before anything is allocated for it.
 func (a *Archive) TransferCount(n *int) {
-	if a.err != nil {
+	switch a.state {
+	case packingOK:
+		if *n < 0 || *n > math.MaxUint32 {
+			a.failf(a.Offset(), "count", ErrMisuse, "count %d out of range", *n)
+			return
+		}
+		a.putUvarint(uint64(*n))
+		return
+	case failed:
 		return
 	}
-	if a.packing && (*n < 0 || *n > math.MaxUint32) {
-		a.failf(a.Offset(), "count", ErrMisuse, "count %d out of range", *n)
-		return
+	start := a.pos
+	u, ok := a.uvarint1()
+	if !ok {
+		u, ok = a.uvarint("count", math.MaxUint32)
 	}
-	start := a.Offset()
-	u := uint64(*n)
-	a.transferUvarint(&u, "count", math.MaxUint32)
-	if a.err != nil || a.packing {
+	if !ok {
 		return
 	}
 	if u > uint64(a.limits.MaxCount) {
@@ -147,16 +160,17 @@ func (a *Archive) TransferCount(n *int) {
 func TransferSlice[T any](a *Archive, s *[]T, elem func(a *Archive, v *T)) {
 	n := len(*s)
 	a.TransferCount(&n)
-	if a.err != nil {
-		return
-	}
-	if a.packing {
-		for i := range *s {
-			elem(a, &(*s)[i])
-			if a.err != nil {
+	switch a.state {
+	case packingOK:
+		xs := *s
+		for i := range xs {
+			elem(a, &xs[i])
+			if a.state == failed {
 				return
 			}
 		}
+		return
+	case failed:
 		return
 	}
 	out := (*s)[:0]
@@ -164,7 +178,7 @@ func TransferSlice[T any](a *Archive, s *[]T, elem func(a *Archive, v *T)) {
 		var v T
 		out = append(out, v)
 		elem(a, &out[len(out)-1])
-		if a.err != nil {
+		if a.state == failed {
 			break
 		}
 	}
