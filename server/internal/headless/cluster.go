@@ -261,9 +261,8 @@ type clusterBot struct {
 	c      *client.Client
 	b      *bot.Bot
 	trv    traveller
-	avatar uint64 // its avatar's entity id (kept across regions)
-	mu     sync.Mutex
-	bad    []headlessViolation // from the client's reader
+	mu     sync.Mutex // guards avatar, read by the client's reader
+	avatar uint64     // its avatar's entity id (kept across regions)
 }
 
 func runCluster(cfg clusterConfig, stderr io.Writer) (_ *clusterReport, err error) {
@@ -442,7 +441,11 @@ func (cr *clusterRun) join(ctx context.Context) error {
 		if err := c.WaitReady(ctx); err != nil {
 			return fmt.Errorf("bot %d at %s: %w", i, door.name, err)
 		}
-		c.With(func(r *replica.Replica) { cb.avatar = r.Player() })
+		c.With(func(r *replica.Replica) {
+			cb.mu.Lock()
+			cb.avatar = r.Player()
+			cb.mu.Unlock()
+		})
 		cb.b, cb.trv = bot.New(c, seed, nil), newTraveller(seed)
 	}
 	return nil

@@ -75,12 +75,6 @@ func (w *clusterWatch) node(name string) *nodeWatch {
 	return n
 }
 
-func (w *clusterWatch) add(bad ...headlessViolation) {
-	w.mu.Lock()
-	w.counts.bad = append(w.counts.bad, bad...)
-	w.mu.Unlock()
-}
-
 // arrived ends the latency of avatar's handoff: its client got the region change.
 func (w *clusterWatch) arrived(avatar sim.EntityID, now time.Time) {
 	w.mu.Lock()
