@@ -604,9 +604,15 @@ func clusterFlags(fl *cli.Flags, nodes int, cfg headlessConfig, stdout, stderr i
 			bad = append(bad, "-"+f.Name)
 		}
 	})
+	w, err := world.LoadDefault()
+	if err != nil {
+		fmt.Fprintf(stderr, "server: headless: %v\n", err)
+		return 1
+	}
 	switch {
-	case nodes < 1 || nodes > 16:
-		fmt.Fprintf(stderr, "server: headless: -nodes %d: want 1 to 16\n", nodes)
+	case nodes < 1 || nodes > len(w.Regions):
+		// A node without a region would never step, so never come to a rendezvous.
+		fmt.Fprintf(stderr, "server: headless: -nodes %d: want 1 to %d (a region or more per node; the default world has %d)\n", nodes, len(w.Regions), len(w.Regions))
 		return 2
 	case len(bad) > 0:
 		fmt.Fprintf(stderr, "server: headless: %s: not for a cluster run (-nodes)\n", strings.Join(bad, ", "))

@@ -3,6 +3,13 @@
 // invariants, AOI, prediction drift and frame schedule checked every frame.
 // It tests the whole system without a screen, reproducibly from a seed, and
 // fails (exit 1) on any violation.
+//
+// With -nodes N it runs a cluster instead (cluster.go): a real nats-server and a
+// real PostgreSQL started by the run, N gameserver nodes in this process (so that
+// the checks can hold every node's loop at one instant; everything between nodes
+// still goes over NATS and PostgreSQL), bots that travel between nodes, in real
+// time; it checks player ownership, entity ids across nodes, handoffs and the
+// AOI, and reports the handoffs and their latency.
 package headless
 
 import (
