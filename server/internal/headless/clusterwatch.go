@@ -195,8 +195,28 @@ type nodeWatch struct {
 	last    []uint64 // each game's frame at the last hook
 	seen    bool     // the hook ran before
 	live    []int32  // the regions stepped at the last hook
-	ring    [snapFrames]regionSnap
+	ring    [snapFrames]nodeSnap // the last hooks' snapshots, by hook count
+	hooks   uint64
 	avatars map[sim.EntityID]watchedAvatar // the avatars in the node's games at the last hook
+}
+
+// nodeSnap is what one hook saw of the games a node steps. The games' frames
+// are their own: a region a node gained after it started counts from where it
+// was gained (or saved), not from the node's first region.
+type nodeSnap struct {
+	regionSnap
+	frames []uint64 // each game's frame, as regions
+}
+
+// at returns the snapshot in which region was at frame f, if the ring still has it.
+func (n *nodeWatch) at(region int32, f uint64) (*nodeSnap, bool) {
+	for i := range n.ring {
+		s := &n.ring[i]
+		if k := slices.Index(s.regions, region); k >= 0 && s.frames[k] == f {
+			return s, true
+		}
+	}
+	return nil, false
 }
 
 // steps reports whether the node stepped region at its last frame.
@@ -234,19 +254,7 @@ func (n *nodeWatch) onFrame(v gameserver.FrameView) {
 	}
 	n.mu.Lock()
 	games := n.liveGames(v)
-	n.live = n.live[:0]
-	s := &n.ring[v.Frame%snapFrames]
-	s.frame, s.regions = v.Frame, s.regions[:0]
-	s.ids = s.ids[:0]
-	for _, lg := range games {
-		n.live = append(n.live, lg.region)
-		s.regions = append(s.regions, lg.region)
-		s.ids = append(s.ids, sortedIDs(lg.g, nil))
-	}
-	bad := duplicateIDs(v.Frame, s)
-	for i := range bad {
-		bad[i].What = "node " + n.name + ": " + bad[i].What
-	}
+	bad := n.record(v.Frame, games)
 	for _, lg := range games {
 		bad = append(bad, invariantViolations(v.Frame, lg.g.CheckInvariants())...)
 	}
@@ -271,6 +279,27 @@ func (n *nodeWatch) onFrame(v gameserver.FrameView) {
 		case <-time.After(w.timeout):
 		}
 	}
+}
+
+// record keeps the snapshot of the games the node steps at frame f (n.mu held),
+// and returns the ids that are in two of them.
+func (n *nodeWatch) record(f uint64, games []liveGame) []headlessViolation {
+	n.live = n.live[:0]
+	s := &n.ring[n.hooks%snapFrames]
+	n.hooks++
+	s.frame, s.regions, s.frames = f, s.regions[:0], s.frames[:0]
+	s.ids = s.ids[:0]
+	for _, lg := range games {
+		n.live = append(n.live, lg.region)
+		s.regions = append(s.regions, lg.region)
+		s.frames = append(s.frames, lg.g.Frame())
+		s.ids = append(s.ids, sortedIDs(lg.g, nil))
+	}
+	bad := duplicateIDs(f, &s.regionSnap)
+	for i := range bad {
+		bad[i].What = "node " + n.name + ": " + bad[i].What
+	}
+	return bad
 }
 
 // travel records the frame's handoffs and checks the avatars that arrived: from
@@ -365,26 +394,23 @@ func (n *nodeWatch) ownership(f uint64, games []liveGame) []headlessViolation {
 	return bad
 }
 
-// checkClient checks a bot's client at the newest frame it has, against this
-// node's games at that frame: the region the client is in is stepped here, its
-// avatar is in it, and the client holds no entity of another region the node
-// steps. It reports whether the node still had the frame to check.
+// checkClient checks a bot's client at the newest frame it has (of its region's
+// game), against this node's games when that game was at that frame: its avatar
+// is in the client's region, and the client holds no entity of another region
+// the node steps. It reports whether the node still had the frame to check; a
+// region the node does not step has none.
 func (n *nodeWatch) checkClient(b int, avatar uint64, region int32, frame uint64, held []uint64) (bool, []headlessViolation) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	s := &n.ring[frame%snapFrames]
-	if s.frame != frame || frame == 0 {
+	s, ok := n.at(region, frame)
+	if !ok || frame == 0 {
 		return false, nil
-	}
-	if !slices.Contains(s.regions, region) {
-		return true, []headlessViolation{{Frame: frame, Check: "aoi-region", Bot: b, Entity: avatar,
-			What: fmt.Sprintf("the client is in region %d, which node %s did not step at that frame", region, n.name)}}
 	}
 	var bad []headlessViolation
 	if r, k := s.regionOf(sim.EntityID(avatar)); k != 1 || r != region {
 		bad = append(bad, headlessViolation{Frame: frame, Check: "aoi-region", Bot: b, Entity: avatar,
 			What: fmt.Sprintf("the client is in region %d on node %s, its avatar is in %d of the node's regions (region %d)", region, n.name, k, r)})
 	}
-	bad = append(bad, foreignHeld(s, b, region, held)...)
+	bad = append(bad, foreignHeld(&s.regionSnap, b, region, held)...)
 	return true, bad
 }

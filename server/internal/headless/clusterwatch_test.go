@@ -206,3 +206,46 @@ func TestClusterChecksRan(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeWatchCheckClient: a client is checked against its node's games when its
+// region's game was at the client's frame. A node's regions count frames of their
+// own (a region gained later starts where it was gained), so the frame is the
+// region's, not the node's first region's.
+func TestNodeWatchCheckClient(t *testing.T) {
+	t.Parallel()
+	gs, _ := clusterGames(t)
+	hub, wilds := gs[0], gs[1]
+	for range 5 { // the hub is ahead: the node has stepped it longer
+		if err := hub.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wilds.Step(); err != nil {
+		t.Fatal(err)
+	}
+	avatar := spawnAvatar(t, wilds, 7)
+	other := spawnAvatar(t, hub, 8)
+	n := newClusterWatch(nil, 0).node("a")
+	n.mu.Lock()
+	n.record(hub.Frame(), []liveGame{{hub.Home().ID(), hub}, {wilds.Home().ID(), wilds}})
+	n.mu.Unlock()
+	tests := []struct {
+		name    string
+		region  int32
+		frame   uint64
+		held    []uint64
+		checked bool
+		want    int // violations
+	}{
+		{"in its region", wilds.Home().ID(), wilds.Frame(), []uint64{uint64(avatar)}, true, 0},
+		{"holds the hub's entity", wilds.Home().ID(), wilds.Frame(), []uint64{uint64(avatar), uint64(other)}, true, 1},
+		{"in the hub, its avatar in the wilds", hub.Home().ID(), hub.Frame(), nil, true, 1},
+		{"a frame the node never had", wilds.Home().ID(), wilds.Frame() + 1, nil, false, 0},
+	}
+	for _, tc := range tests {
+		checked, bad := n.checkClient(0, uint64(avatar), tc.region, tc.frame, tc.held)
+		if checked != tc.checked || len(bad) != tc.want {
+			t.Errorf("%s: checked %v, violations %+v; want %v, %d", tc.name, checked, bad, tc.checked, tc.want)
+		}
+	}
+}
