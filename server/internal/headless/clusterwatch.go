@@ -192,9 +192,9 @@ type nodeWatch struct {
 	w    *clusterWatch
 
 	mu      sync.Mutex
-	last    []uint64 // each game's frame at the last hook
-	seen    bool     // the hook ran before
-	live    []int32  // the regions stepped at the last hook
+	last    []uint64             // each game's frame at the last hook
+	seen    bool                 // the hook ran before
+	live    []int32              // the regions stepped at the last hook
 	ring    [snapFrames]nodeSnap // the last hooks' snapshots, by hook count
 	hooks   uint64
 	avatars map[sim.EntityID]watchedAvatar // the avatars in the node's games at the last hook
