@@ -112,14 +112,17 @@ type clusterReport struct {
 		Compared  int               `json:"compared"`  // arrivals whose saved fields were compared
 	} `json:"handoffs"`
 	Checks struct {
-		OwnerChecks      int    `json:"ownerChecks"`      // avatar-frames checked against the players bucket
-		NodeFrames       int    `json:"nodeFrames"`       // node frames checked (ids in one node, invariants)
-		Rendezvous       int    `json:"rendezvous"`       // cluster-wide checks (ids, avatars) at one instant
-		RendezvousEvery  int    `json:"rendezvousEvery"`  // driver frames between them
-		RendezvousMissed int    `json:"rendezvousMissed"` // a node did not come in time: not checked
-		AOIChecks        int    `json:"aoiChecks"`        // bot-frames checked against the AOI
-		AOIRegionChecks  int    `json:"aoiRegionChecks"`  // bot-frames checked for another region's entities
-		HandoffCompared  string `json:"handoffCompared"`
+		OwnerChecks      int `json:"ownerChecks"`      // avatar-frames checked against the players bucket
+		NodeFrames       int `json:"nodeFrames"`       // node frames checked (ids in one node, invariants)
+		Rendezvous       int `json:"rendezvous"`       // cluster-wide checks (ids, avatars) at one instant
+		RendezvousEvery  int `json:"rendezvousEvery"`  // driver frames between them
+		RendezvousMissed int `json:"rendezvousMissed"` // a node did not come in time: not checked
+		// RendezvousHold is how long a rendezvous held the loops (the first node
+		// in to all let go): what it adds, at most, to a handoff it overlaps.
+		RendezvousHold  harness.Durations `json:"rendezvousHold"`
+		AOIChecks       int               `json:"aoiChecks"`       // bot-frames checked against the AOI
+		AOIRegionChecks int               `json:"aoiRegionChecks"` // bot-frames checked for another region's entities
+		HandoffCompared string            `json:"handoffCompared"`
 	} `json:"checks"`
 	Walks      int                 `json:"portalWalks"`
 	Violations int                 `json:"violations"`
@@ -145,8 +148,8 @@ func (r *clusterReport) summary(w io.Writer) {
 	fmt.Fprintf(w, "headless: %s\n", r.Services)
 	fmt.Fprintf(w, "headless: handoffs: %d (%d cross-node), %d portal walks; latency portal entry -> region change over %d: p50 %.1f ms p99 %.1f ms max %.1f ms; %d arrivals' saved fields compared\n",
 		h.Count, h.CrossNode, r.Walks, h.Measured, h.Latency.P50Ms, h.Latency.P99Ms, h.Latency.MaxMs, h.Compared)
-	fmt.Fprintf(w, "headless: checks: %d owner, %d node frames, %d rendezvous (every %d frames, %d missed), %d AOI, %d AOI-region\n",
-		c.OwnerChecks, c.NodeFrames, c.Rendezvous, c.RendezvousEvery, c.RendezvousMissed, c.AOIChecks, c.AOIRegionChecks)
+	fmt.Fprintf(w, "headless: checks: %d owner, %d node frames, %d rendezvous (every %d frames, %d missed, loops held p50 %.1f ms p99 %.1f ms), %d AOI, %d AOI-region\n",
+		c.OwnerChecks, c.NodeFrames, c.Rendezvous, c.RendezvousEvery, c.RendezvousMissed, c.RendezvousHold.P50Ms, c.RendezvousHold.P99Ms, c.AOIChecks, c.AOIRegionChecks)
 	if r.Failure != "" {
 		fmt.Fprintf(w, "headless: failed: %s\n", r.Failure)
 	}
@@ -556,6 +559,7 @@ func (cr *clusterRun) take() {
 	h.Compared += t.compared
 	h.Measured = len(t.latency)
 	h.Latency = harness.Percentiles(t.latency)
+	c.RendezvousHold = harness.Percentiles(t.holds)
 	for _, v := range t.bad {
 		cr.rep.violate(v)
 	}

@@ -54,7 +54,7 @@ func TestHeadlessCluster(t *testing.T) {
 	if rep.Frames != 300 || rep.Nodes != 3 || len(rep.Layout) != 3 {
 		t.Errorf("frames %d, nodes %d, layout %v", rep.Frames, rep.Nodes, rep.Layout)
 	}
-	if c.OwnerChecks == 0 || c.Rendezvous == 0 || c.AOIChecks != 6*300 || c.AOIRegionChecks == 0 {
+	if c.OwnerChecks == 0 || c.Rendezvous == 0 || c.RendezvousHold.MaxMs <= 0 || c.AOIChecks != 6*300 || c.AOIRegionChecks == 0 {
 		t.Errorf("checks %+v", c)
 	}
 }

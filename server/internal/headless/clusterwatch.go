@@ -23,6 +23,7 @@ type clusterWatch struct {
 	pending map[sim.EntityID]departure // avatars sent to another node, until they arrive
 	entered map[sim.EntityID]time.Time // when each travelling avatar entered its portal
 	latency []time.Duration            // portal entry → the client's region change
+	holds   []time.Duration            // each rendezvous: first node in → all let go
 	round   *meeting                   // the rendezvous under way
 	closed  bool
 	counts  watchCounts
@@ -39,7 +40,7 @@ type departure struct {
 type watchCounts struct {
 	ownerChecks, nodeFrames, rendezvous, missed int
 	handoffs, crossNode, compared               int
-	latency                                     []time.Duration
+	latency, holds                              []time.Duration
 	bad                                         []headlessViolation
 }
 
@@ -90,7 +91,7 @@ func (w *clusterWatch) take() watchCounts {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	c := w.counts
-	c.latency = slices.Clone(w.latency)
+	c.latency, c.holds = slices.Clone(w.latency), slices.Clone(w.holds)
 	w.counts = watchCounts{}
 	return c
 }
@@ -123,9 +124,13 @@ func (w *clusterWatch) rendezvous() {
 	w.mu.Unlock()
 	deadline := time.NewTimer(w.timeout)
 	defer deadline.Stop()
-	for range n {
+	var first time.Time
+	for i := range n {
 		select {
 		case <-m.arrive:
+			if i == 0 {
+				first = time.Now()
+			}
 		case <-deadline.C:
 			w.mu.Lock()
 			if w.round == m {
@@ -146,11 +151,12 @@ func (w *clusterWatch) rendezvous() {
 	nodes := slices.Clone(w.nodes)
 	w.mu.Unlock()
 	bad := meetingViolations(nodes, m)
+	close(m.release)
 	w.mu.Lock()
 	w.counts.rendezvous++
 	w.counts.bad = append(w.counts.bad, bad...)
+	w.holds = append(w.holds, time.Since(first))
 	w.mu.Unlock()
-	close(m.release)
 }
 
 // meetingViolations checks the games of every node, all held at one instant.
