@@ -489,7 +489,8 @@ func (cr *clusterRun) loop(ctx context.Context) error {
 				cr.rep.Walks++
 			}
 			if err != nil && !errors.Is(err, replica.ErrTooManyInputs) {
-				return fmt.Errorf("bot %d: step: %w", b.n, err)
+				// The client's own error says why its connection ended.
+				return fmt.Errorf("bot %d (at node %s's front door): step: %w (client: %v)", b.n, cr.nodes[b.n%len(cr.nodes)].name, err, b.c.Err())
 			}
 		}
 		for _, b := range cr.bots {
