@@ -78,6 +78,12 @@ import (
 // design and distort the latencies measured.
 const rendezvousEvery = 10
 
+// clusterLease is the nodes' region lease. Renewals time out at a quarter lease,
+// so on a loaded CI machine the default (3 s) can lapse; a node that loses a
+// region ends its players' sessions by design, which would fail this run for a
+// reason it does not check (takeover is the fault tests' subject).
+const clusterLease = 10 * time.Second
+
 // clusterConfig is a cluster run's configuration.
 type clusterConfig struct {
 	nodes, frames, bots int
@@ -330,7 +336,7 @@ func runCluster(cfg clusterConfig, stderr io.Writer) (_ *clusterReport, err erro
 
 	// The checker's own view of the players bucket: a member that runs no region.
 	jctx, jcancel := context.WithTimeout(ctx, cfg.timeout)
-	obs, err := cluster.Join(jctx, cluster.Config{URL: nats.URL(), Node: "headless-check"})
+	obs, err := cluster.Join(jctx, cluster.Config{URL: nats.URL(), Node: "headless-check", Lease: clusterLease})
 	jcancel()
 	if err != nil {
 		return nil, err
@@ -376,7 +382,7 @@ func (cr *clusterRun) startNode(ctx context.Context, name, natsURL, dsn string) 
 			nw.onFrame(v)
 		}, AOI: cr.aoi, Logger: cr.log.With("node", name), SaveEvery: 24 * time.Hour,
 		MaxPlayers: cr.cfg.bots, MaxConns: cr.cfg.bots + 64, MaxConnsPerAddr: cr.cfg.bots + 64,
-		Cluster: &gameserver.ClusterConfig{URL: natsURL, Node: name, Preferred: cr.layout}})
+		Cluster: &gameserver.ClusterConfig{URL: natsURL, Node: name, Preferred: cr.layout, Lease: clusterLease}})
 	if err != nil {
 		_ = st.Close()
 		return fmt.Errorf("node %s: %w", name, err)
