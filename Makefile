@@ -61,11 +61,13 @@ test-fma:
 ## A check that ran on nothing (e.g. no exact frame without latency) fails the run. First the
 ## headless tests without the race detector: test-native's -race build skips the long ones.
 ## Each run records itself; the recording is kept under out/ only when the run fails (open it
-## in the viewer: docs/RECORDING.md).
+## in the viewer: docs/RECORDING.md). Last, a cluster of three nodes (real nats-server and
+## PostgreSQL, the nodes in-process) whose bots cross between nodes: ownership, ids, handoffs.
 test-headless:
 	$(GO) test -count=1 -run 'TestHeadless' ./server/internal/headless
 	$(GO) run ./server headless -frames 1200 -bots 8 -report out/headless.json -record out/headless.rec && rm -f out/headless.rec
 	$(GO) run ./server headless -frames 1200 -bots 8 -seed 2 -net latency=80ms,jitter=20ms -report out/headless-latency.json -record out/headless-latency.rec && rm -f out/headless-latency.rec
+	$(GO) run ./server headless -nodes 3 -frames 600 -bots 6 -report out/headless-cluster.json
 
 ## bench: every benchmark, -count=$(BENCH_COUNT), summarised with benchstat.
 bench:

@@ -8,6 +8,7 @@
 //	server [serve] [-addr HOST:PORT] [-db FILE] [-allow-host NAME,...] [-max-players N] [-idle-timeout D] ...
 //	server xdump [-player N] [meta] TABLE [RECORDS] [?COND&COND...]
 //	server headless -frames N -bots M [-seed S] [-net CONDITIONS] [-report FILE] [-realtime]
+//	server headless -nodes N -frames F -bots M [-seed S] [-report FILE]
 //	server loadtest -bots N -duration D [-report FILE] [-find-max] [-overload X]
 //	server account [-db FILE] reset NAME
 //
@@ -45,7 +46,9 @@ Commands:
   headless -frames N -bots M [-seed S] [-net latency=80ms,jitter=20ms] [-report FILE] [-realtime]
         run the server in-process with M bot clients over loopback websockets for N
         frames, check invariants, AOI, drift and the schedule every frame; exit 1 on
-        any violation ("server headless -h" lists the flags)
+        any violation ("server headless -h" lists the flags); with -nodes N, a
+        cluster of N nodes (nats-server and PostgreSQL started as processes, the
+        nodes in-process) whose bots travel between nodes, in real time
   loadtest -bots N -duration D [-report FILE] [-find-max] [-overload X]
         run the server at 20 Hz in real time with N bot clients over loopback
         websockets for D; report frame duration and lateness, dropped frames,

@@ -3,6 +3,13 @@
 // invariants, AOI, prediction drift and frame schedule checked every frame.
 // It tests the whole system without a screen, reproducibly from a seed, and
 // fails (exit 1) on any violation.
+//
+// With -nodes N it runs a cluster instead (cluster.go): a real nats-server and a
+// real PostgreSQL started by the run, N gameserver nodes in this process (so that
+// the checks can hold every node's loop at one instant; everything between nodes
+// still goes over NATS and PostgreSQL), bots that travel between nodes, in real
+// time; it checks player ownership, entity ids across nodes, handoffs and the
+// AOI, and reports the handoffs and their latency.
 package headless
 
 import (
@@ -63,7 +70,7 @@ const framePeriod = harness.FramePeriod
 
 var protocolReadLimits = client.ReadLimits
 
-const headlessUsage = `usage: server headless [-frames N] [-bots M] [-seed S] [-net CONDITIONS] [-report FILE] [-record FILE] [-realtime] [-travel P]`
+const headlessUsage = `usage: server headless [-frames N] [-bots M] [-seed S] [-net CONDITIONS] [-report FILE] [-record FILE] [-realtime] [-travel P] [-nodes N]`
 
 type headlessConfig struct {
 	frames, bots int
@@ -105,6 +112,7 @@ func Command(args []string, stdout, stderr io.Writer) int {
 	fl.Float64Var(&cfg.travel, "travel", 0.3, "`chance`, per goal a bot chooses, that it walks to a portal of its region instead (0: no travel)")
 	fl.BoolVar(&cfg.verbose, "v", false, "log the server's and clients' messages")
 	profile := fl.String("cpuprofile", "", "write a CPU profile of the run to `file`")
+	nodes := fl.Int("nodes", 0, "run a cluster of `N` nodes (NATS and PostgreSQL started by the run, the nodes in-process, in real time: cluster.go) instead of one lockstep server")
 	if status, ok := fl.Parse(args); !ok {
 		return status
 	}
@@ -112,6 +120,9 @@ func Command(args []string, stdout, stderr io.Writer) int {
 		!(cfg.travel >= 0 && cfg.travel <= 1) {
 		fmt.Fprintf(stderr, "server: headless: -frames, -bots (at most 1000), -timeout and -spiral-frames must be positive, -travel between 0 and 1\n")
 		return 2
+	}
+	if *nodes != 0 {
+		return clusterFlags(fl, *nodes, cfg, stdout, stderr)
 	}
 	var err error
 	if cfg.net, err = netsim.ParseConditions(cfg.netText); err == nil {

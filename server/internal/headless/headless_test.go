@@ -117,6 +117,11 @@ func TestHeadlessUsage(t *testing.T) {
 		{"-net", "latency=fast"},
 		{"-bogus"},
 		{"extra"},
+		{"-nodes", "3", "-net", "latency=80ms"},
+		{"-nodes", "3", "-record", "x.rec"},
+		{"-nodes", "-1"},
+		{"-nodes", "4"}, // more nodes than the default world's three regions
+		{"-nodes", "3", "-bots", "101"},
 	} {
 		if code, out, errs := runArgs(args...); code != 2 || out != "" || errs == "" {
 			t.Errorf("run(%q) = %d, stdout %q, stderr %q; want 2 and a message", args, code, out, errs)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/client"
+	"github.com/twinframe/twinframe/client/bot"
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/sim"
@@ -92,30 +93,38 @@ func clientRegion(c *client.Client) (region int32, ok bool) {
 // only the client's Update; then, when a decision is due, perhaps a walk to a
 // portal.
 func (h *headlessRun) play(b *headlessBot) error {
-	t := &b.trv
+	walked, err := b.trv.play(b.c, b.b, h.cfg.travel, h.portals)
+	if walked {
+		h.rep.Travel.Walks++
+	}
+	return err
+}
+
+// play runs one frame of a bot's play (headlessRun.play): walked says it set out
+// for a portal in this frame. The lockstep run and the cluster run share it.
+func (t *traveller) play(c *client.Client, b *bot.Bot, travel float64, portals map[int32][]portalGoal) (walked bool, err error) {
 	t.frame++
-	region, ok := clientRegion(b.c)
+	region, ok := clientRegion(c)
 	if t.heading && (!ok || region != t.from || t.frame >= t.until) {
 		t.heading = false
 	}
-	if h.cfg.travel <= 0 || t.frame < t.next || t.heading || !ok {
+	if travel <= 0 || t.frame < t.next || t.heading || !ok {
 		if t.heading {
-			return b.c.Update()
+			return false, c.Update()
 		}
-		return b.b.Step()
+		return false, b.Step()
 	}
 	t.next = t.frame + 1 + t.rng.IntN(2*travelEvery)
-	goals := h.portals[region]
-	if t.rng.Float64() >= h.cfg.travel || len(goals) == 0 {
-		return b.b.Step()
+	goals := portals[region]
+	if t.rng.Float64() >= travel || len(goals) == 0 {
+		return false, b.Step()
 	}
 	g := goals[t.rng.IntN(len(goals))]
 	t.heading, t.from, t.until = true, region, t.frame+travelGiveUp
-	if err := b.c.Update(); err != nil {
-		return err
+	if err := c.Update(); err != nil {
+		return false, err
 	}
-	h.rep.Travel.Walks++
-	return b.c.MoveTo(g.at)
+	return true, c.MoveTo(g.at)
 }
 
 // snapFrames is how many frames of region snapshots the watch keeps: a client
@@ -217,12 +226,18 @@ func (w *regionWatch) handedOff(v gameserver.FrameView, id sim.EntityID, was, no
 			What: fmt.Sprintf("moved from region %d to %d without a handoff", was.region, now.region)}}
 	}
 	h := v.Handoffs[i]
-	before, err := readEmigrated(h.Emigrated)
-	if err != nil {
-		return []headlessViolation{{Frame: v.Frame, Check: "handoff", Entity: uint64(id), What: err.Error()}}
-	}
 	w.handoffs++
-	return handoffViolations(v.Frame, id, watchedAvatar{region: h.From, saved: before}, now)
+	return arrivalViolations(v.Frame, id, h.From, h.Emigrated, now)
+}
+
+// arrivalViolations compares an avatar that arrived in a region with what its
+// source game (region from) packed when it left.
+func arrivalViolations(f uint64, id sim.EntityID, from int32, emigrated []byte, now watchedAvatar) []headlessViolation {
+	before, err := readEmigrated(emigrated)
+	if err != nil {
+		return []headlessViolation{{Frame: f, Check: "handoff", Entity: uint64(id), What: err.Error()}}
+	}
+	return handoffViolations(f, id, watchedAvatar{region: from, saved: before}, now)
 }
 
 // duplicateIDs returns a violation for each id held by more than one game.
