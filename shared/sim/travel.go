@@ -166,6 +166,9 @@ func (g *Game) Immigrate(b []byte, marker int32) (EntityID, error) {
 	e.follow = follow{}
 	e.changed, e.locoFrame = g.frame, g.frame
 	e.wake = 0
+	// The fire cooldown counts in the source region's frames, which another node's
+	// region does not share (each counts its own): keep at most a full cooldown.
+	e.nextFire = min(e.nextFire, g.frame+1+g.world.FireCooldown(PowerBolt))
 	g.ents = slices.Insert(g.ents, i, e)
 	if e.flags&world.FlagWander != 0 && e.owner < 0 {
 		g.setWake(e, g.frame+1+uint64(g.rng.IntN(FrameRate)))

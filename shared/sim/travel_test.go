@@ -228,3 +228,38 @@ func TestImmigrateOntoOccupiedMarker(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestImmigrateCooldownFromAnotherCount: an avatar that fired just before leaving
+// a region whose frames count far ahead of the target's (another node's region)
+// may fire again there within one cooldown, not after the source's frame number.
+func TestImmigrateCooldownFromAnotherCount(t *testing.T) {
+	t.Parallel()
+	src, av, deps := walkIn(t, 1)
+	dep := deps[0]
+	for range 3000 {
+		must(t, src.Step())
+	}
+	e := src.Entity(av)
+	_, err := src.Fire(av, e.Pos().Add(mgl32.Vec2{1, 0}))
+	must(t, err)
+	b, err := src.Emigrate(av)
+	must(t, err)
+	dst, err := New(src.World(), &Options{Seed: 2, Region: dep.Region, NoPopulation: true})
+	must(t, err)
+	id, err := dst.Immigrate(b, dep.Marker)
+	must(t, err)
+	cooldown := int(dst.World().FireCooldown(PowerBolt))
+	fired := -1
+	for f := 0; f <= cooldown+1 && fired < 0; f++ {
+		p := dst.Entity(id).Pos()
+		if _, err := dst.Fire(id, p.Add(mgl32.Vec2{1, 0})); err == nil {
+			fired = f
+		} else if !errors.Is(err, ErrCooldown) {
+			t.Fatal(err)
+		}
+		must(t, dst.Step())
+	}
+	if fired < 0 {
+		t.Fatalf("no fire within %d frames of arriving (source at frame %d, target at %d)", cooldown+1, src.Frame(), dst.Frame())
+	}
+}
