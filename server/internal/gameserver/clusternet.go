@@ -92,6 +92,9 @@ func playerKey(id int64) string { return "p" + strconv.FormatInt(id, 10) }
 func (s *Server) joinCluster(cfg ClusterConfig) error {
 	setDefault(&cfg.HandoffTimeout, 2*time.Second)
 	setDefault(&cfg.RegionSaveEvery, 10*time.Second)
+	if err := checkFault(); err != nil {
+		return err
+	}
 	names := make([]string, len(s.regions))
 	for i, r := range s.regions {
 		names[i] = r.name
@@ -641,7 +644,11 @@ func (s *Server) sendAway(c *session, to *region, marker int32) error {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
+		fault(FaultSourceAfterEmigrate)
 		node, newRev, err := s.requestHandoff(ctx, c, to, marker, ack, rev, b)
+		if err == nil {
+			fault(FaultSourceAfterAnswer)
+		}
 		back := false
 		if err != nil {
 			s.log.Warn("handoff refused", "name", c.name, "to", to.name, "node", node, "err", err)
@@ -814,6 +821,7 @@ func (s *Server) onHandoff(m *nats.Msg) {
 		respond(m, err)
 		return
 	}
+	fault(FaultTargetAfterClaim)
 	var in error
 	if err := s.do(ctx, func() {
 		in = s.arrive(door, conn, h.Get(hName), player, pb.Role(role), uint32(ack), newRev, int32(regionID), int32(marker), m.Data)
@@ -828,6 +836,7 @@ func (s *Server) onHandoff(m *nats.Msg) {
 		respond(m, in)
 		return
 	}
+	fault(FaultTargetAfterArrive)
 	r := nats.NewMsg(m.Reply)
 	r.Header.Set(hRev, strconv.FormatUint(newRev, 10))
 	_ = m.RespondMsg(r)
