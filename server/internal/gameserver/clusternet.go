@@ -106,6 +106,14 @@ func (s *Server) joinCluster(cfg ClusterConfig) error {
 	if err != nil {
 		return err
 	}
+	// This process runs no player yet: records naming this node are an earlier
+	// process's, and logins must not be placed here by them.
+	if k, err := node.ReleaseStalePlayers(ctx); err != nil {
+		_ = node.Close(ctx)
+		return err
+	} else if k > 0 {
+		s.log.Warn("released players of an earlier process of this node", "node", cfg.Node, "players", k)
+	}
 	cn := &clusterNet{cfg: cfg, node: node, nc: node.Conn(), doors: map[uint64]*session{}, remotes: map[remoteKey]*session{},
 		stop: make(chan struct{}), watched: make(chan struct{})}
 	s.cl = cn
