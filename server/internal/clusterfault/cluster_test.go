@@ -33,9 +33,13 @@ import (
 	"github.com/twinframe/twinframe/shared/world"
 )
 
-// TestMain stops the shared PostgreSQL after the tests.
+// TestMain removes the server binary built for the tests and stops the shared
+// PostgreSQL after them.
 func TestMain(m *testing.M) {
 	code := natstest.Run(m)
+	if build.bin != "" {
+		_ = os.RemoveAll(filepath.Dir(build.bin))
+	}
 	if err := pgtest.StopShared(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		if code == 0 {
@@ -71,6 +75,7 @@ func serverBinary(t *testing.T) string {
 			build.err = err
 			return
 		}
+		// The node processes are this module's server, built as a user builds it.
 		build.bin = filepath.Join(dir, "server")
 		out, err := exec.Command("go", "build", "-o", build.bin, "github.com/twinframe/twinframe/server").CombinedOutput()
 		if err != nil {
@@ -80,7 +85,6 @@ func serverBinary(t *testing.T) string {
 	if build.err != nil {
 		t.Fatal(build.err)
 	}
-	t.Cleanup(func() {}) // the binary is removed with its dir by the OS's temp cleaning; it is small
 	return build.bin
 }
 

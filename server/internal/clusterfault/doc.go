@@ -5,6 +5,6 @@
 // and nothing committed to the store may be lost. It has no code of its own
 // outside its tests.
 //
-// go test runs a quick subset; make test-faults runs the full rounds
-// (-fault-rounds 60).
+// go test (make test) runs 4 rounds of TestKillDuringHandoff, one at each named
+// point; make test-faults runs 60 (-fault-rounds 60, seeded by -fault-seed).
 package clusterfault
