@@ -220,8 +220,11 @@ func (c *tcluster) round(t *testing.T, rng *rand.Rand, round int, k faultKind, p
 			t.Errorf("round %d: %s: logged in again in %s, its last committed save is in %s", round, k, got, want)
 		}
 		outcome = "logged in again in " + got
-		if got != seen && seen != "" {
-			outcome += " (its client had seen " + seen + ": not saved, lost)"
+		switch {
+		case seen == to && got == from:
+			outcome += " (its client had seen it arrive in " + to + ": that travel was not saved, the loss)"
+		case seen == from && got == to:
+			outcome += " (it had arrived in " + to + " before its client saw it)"
 		}
 	}
 	pl := c.player(name)
