@@ -561,3 +561,54 @@ func TestNATSKilledDuringRun(t *testing.T) {
 	}
 	c.exactlyOnce(c.player(name))
 }
+
+// TestTargetBackBeforeSourceSettles: the handoff's target takes the player's
+// record and dies, and is back (releasing the record, as a starting node does)
+// before the source, whose request went unanswered, settles who owns the player.
+// Nobody owns it then: the player must not wait in transit for ever; it exists
+// exactly once after its client logs in again.
+func TestTargetBackBeforeSourceSettles(t *testing.T) {
+	c := startCluster(t, time.Second, "-save-every", saveEvery.String())
+	const name = "between"
+	p, _ := c.login(name, "b")
+	defer func() { p.close() }()
+	c.travel(t, p, name, "downtown")
+	c.stop("a")
+	c.start("a", gameserver.FaultTargetAfterClaim)
+	c.settle()
+	if !p.connected() {
+		p.close()
+		p, _ = c.login(name, "b")
+	}
+	c.walkTo(t, p, name, outOf("wilds"))
+	if err := p.c.MoveTo(gateOf("wilds")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.node("a").p.Done():
+	case <-time.After(slow):
+		t.Fatalf("a never reached the fault point: %s", c.where(name))
+	}
+	c.start("a", "")
+	if !strings.Contains(c.logOf("a"), "released players of an earlier process") {
+		t.Log("a was back only after the source settled: this run did not test the window")
+	}
+	c.settle()
+	deadline := time.Now().Add(slow)
+	for {
+		runs, err := c.runs(name)
+		if err == nil && len(runs) == 1 {
+			break
+		}
+		if !p.connected() {
+			p.close()
+			p, _ = c.login(name, c.running()[0])
+			continue
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the player runs nowhere and its client is still connected: %v %v", runs, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.exactlyOnce(c.player(name))
+}

@@ -715,7 +715,8 @@ func (s *Server) requestHandoff(ctx context.Context, c *session, to *region, mar
 // settle decides who owns a player after a handoff that got no yes: this node, if
 // it takes the record back by a compare-and-set at the revision the handoff started
 // from (so that a target that did take it, late, can no longer); else the node
-// the record names. It retries while NATS cannot say (the player waits in
+// the record names, or "" when no record names one (nobody runs the player: the
+// handoff's end fails the session, whose client logs in again). It retries while NATS cannot say (the player waits in
 // transit rather than risk existing twice), until the server stops.
 func (s *Server) settle(key string, rev uint64) (string, uint64) {
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
@@ -730,6 +731,12 @@ func (s *Server) settle(key string, rev uint64) (string, uint64) {
 			if owner, nrev, err = s.cl.node.PlayerOwner(ctx, key); err == nil {
 				cancel()
 				return owner, nrev
+			}
+			if errors.Is(err, cluster.ErrNoOwner) {
+				// Released since the handoff began: the target took it and is back
+				// as a new process (§10). Nobody runs the player.
+				cancel()
+				return "", 0
 			}
 		}
 		cancel()
@@ -767,6 +774,11 @@ func (s *Server) handedOff(c *session, to *region, node string, newRev uint64, b
 		if !tr.from.live {
 			c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "region "+tr.from.name+" moved to another node; log in again")
 		}
+		return
+	}
+	if node == "" {
+		// Nobody holds the player: its client logs in again, from its last save.
+		c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "lost in a handoff to "+to.name+"; log in again")
 		return
 	}
 	s.metrics.handoffs.WithLabelValues("ok").Inc()
