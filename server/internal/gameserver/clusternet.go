@@ -660,10 +660,15 @@ func (s *Server) sendAway(c *session, to *region, marker int32) error {
 		back := false
 		if err != nil {
 			s.log.Warn("handoff refused", "name", c.name, "to", to.name, "node", node, "err", err)
-			var owner string
-			owner, newRev = s.settle(playerKey(c.playerID), rev)
-			if back = owner == s.nodeName(); !back {
-				node = owner // the target took it after all
+			owner, settled := s.settle(playerKey(c.playerID), rev)
+			if back = owner == s.nodeName(); back {
+				newRev = settled
+			} else {
+				// The record names another node (the target took it, late or
+				// before it died) or none: whether a node runs the player is not
+				// known here, so the session ends (node ""), and the client's next
+				// login finds where it runs, or places it by its last save.
+				node = ""
 			}
 		}
 		s.toLoop(func() { s.handedOff(c, to, node, newRev, back) })
