@@ -402,6 +402,16 @@ func TestLoginAfterTargetDiedHoldingRecord(t *testing.T) {
 	case <-time.After(slow):
 		t.Fatalf("a never reached the fault point: %s", c.where(name))
 	}
+	// b got no yes, and the record names a: b cannot tell whether a runs the
+	// player, and ends the session at once rather than relay its client to a.
+	select {
+	case <-p.c.Done():
+		if err := p.c.Err(); err == nil || !strings.Contains(err.Error(), "lost in a handoff") {
+			t.Errorf("the client's session ended with %v, want the handoff's end", err)
+		}
+	case <-time.After(slow):
+		t.Fatalf("the client's session did not end: %s", c.where(name))
+	}
 	c.start("a", "")
 	c.settle()
 	pl := c.player(name)
