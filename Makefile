@@ -10,7 +10,7 @@ WASM_EXEC_DIR := $(shell $(GO) env GOROOT)/lib/wasm
 BENCH_COUNT   ?= 6
 BENCH_OUT     ?= bench.txt
 
-.PHONY: all setup test test-native test-wasm test-fma test-headless vet lint fmt fmt-check bench run run-cluster fuzz proto proto-check proto-release wasm
+.PHONY: all setup test test-native test-wasm test-fma test-headless test-faults vet lint fmt fmt-check bench run run-cluster fuzz proto proto-check proto-release wasm
 
 all: test
 
@@ -68,6 +68,13 @@ test-headless:
 	$(GO) run ./server headless -frames 1200 -bots 8 -report out/headless.json -record out/headless.rec && rm -f out/headless.rec
 	$(GO) run ./server headless -frames 1200 -bots 8 -seed 2 -net latency=80ms,jitter=20ms -report out/headless-latency.json -record out/headless-latency.rec && rm -f out/headless-latency.rec
 	$(GO) run ./server headless -nodes 3 -frames 600 -bots 6 -report out/headless-cluster.json
+
+## test-faults: the cluster's fault tests in full (server/internal/clusterfault): node
+## processes, nats-server and PostgreSQL killed with SIGKILL during 60 handoffs, seeded
+## (FAULT_SEED); test-native runs the same tests with the first 4 rounds only.
+FAULT_SEED ?= 1
+test-faults:
+	$(GO) test -count=1 -timeout 40m -v ./server/internal/clusterfault -args -fault-rounds 60 -fault-seed $(FAULT_SEED)
 
 ## bench: every benchmark, -count=$(BENCH_COUNT), summarised with benchstat.
 bench:

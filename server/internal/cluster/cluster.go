@@ -387,6 +387,44 @@ func (n *Node) ReleasePlayer(ctx context.Context, player string, rev uint64) err
 	return nil
 }
 
+// ReleaseStalePlayers deletes the player records that name this node, each at
+// the revision read, and returns how many it deleted. It is for a node that has
+// just joined and runs no player yet: a record naming it is left from an earlier
+// process of the same name (killed while it held players, or as the target of a
+// handoff after taking the record), and would make logins place the player on
+// a node that does not run it. A record that changes meanwhile is left alone.
+func (n *Node) ReleaseStalePlayers(ctx context.Context) (int, error) {
+	w, err := n.plays.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return 0, fmt.Errorf("cluster: %s: read players: %w", n.cfg.URL, err)
+	}
+	defer func() { _ = w.Stop() }()
+	var stale []jetstream.KeyValueEntry
+	for done := false; !done; {
+		select {
+		case e := <-w.Updates():
+			if e == nil {
+				done = true // the current values have all come
+			} else if string(e.Value()) == n.cfg.Node {
+				stale = append(stale, e)
+			}
+		case <-ctx.Done():
+			return 0, fmt.Errorf("cluster: %s: read players: %w", n.cfg.URL, ctx.Err())
+		}
+	}
+	released := 0
+	for _, e := range stale {
+		err := n.plays.Delete(ctx, e.Key(), jetstream.LastRevision(e.Revision()))
+		switch {
+		case err == nil:
+			released++
+		case !errors.Is(err, jetstream.ErrKeyRevisionMismatch):
+			return released, fmt.Errorf("cluster: %s: release player %s: %w", n.cfg.URL, e.Key(), err)
+		}
+	}
+	return released, nil
+}
+
 // get reads a key's owner and revision.
 func (n *Node) get(ctx context.Context, kv jetstream.KeyValue, what, key string) (string, uint64, error) {
 	e, err := kv.Get(ctx, key)

@@ -467,3 +467,37 @@ func BenchmarkClaimRenew(b *testing.B) {
 		}
 	}
 }
+
+// TestReleaseStalePlayers: a node that joins again under the same name releases
+// the player records its earlier process left, and only those.
+func TestReleaseStalePlayers(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Start(t)
+	ctx := context.Background()
+	a, _ := join(t, srv.URL(), "a", nil, nil)
+	b, _ := join(t, srv.URL(), "b", nil, nil)
+	for _, p := range []string{"p1", "p2"} {
+		if _, err := a.ClaimPlayer(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.ClaimPlayer(ctx, "p3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(ctx); err != nil { // its records stay, as after a crash
+		t.Fatal(err)
+	}
+	again, _ := join(t, srv.URL(), "a", nil, nil)
+	if k, err := again.ReleaseStalePlayers(ctx); err != nil || k != 2 {
+		t.Fatalf("ReleaseStalePlayers: %d, %v; want 2", k, err)
+	}
+	for p, want := range map[string]string{"p1": "", "p2": "", "p3": "b"} {
+		owner, _, err := b.PlayerOwner(ctx, p)
+		if want == "" && !errors.Is(err, ErrNoOwner) || want != "" && owner != want {
+			t.Errorf("%s: owner %q (%v), want %q", p, owner, err, want)
+		}
+	}
+	if k, err := again.ReleaseStalePlayers(ctx); err != nil || k != 0 {
+		t.Errorf("ReleaseStalePlayers again: %d, %v; want 0", k, err)
+	}
+}

@@ -93,6 +93,9 @@ func playerKey(id int64) string { return "p" + strconv.FormatInt(id, 10) }
 func (s *Server) joinCluster(cfg ClusterConfig) error {
 	setDefault(&cfg.HandoffTimeout, 2*time.Second)
 	setDefault(&cfg.RegionSaveEvery, 10*time.Second)
+	if err := checkFault(); err != nil {
+		return err
+	}
 	names := make([]string, len(s.regions))
 	for i, r := range s.regions {
 		names[i] = r.name
@@ -103,6 +106,14 @@ func (s *Server) joinCluster(cfg ClusterConfig) error {
 		Preferred: cfg.Preferred, Notify: s.clusterEvent})
 	if err != nil {
 		return err
+	}
+	// This process runs no player yet: records naming this node are an earlier
+	// process's, and logins must not be placed here by them.
+	if k, err := node.ReleaseStalePlayers(ctx); err != nil {
+		_ = node.Close(ctx)
+		return err
+	} else if k > 0 {
+		s.log.Warn("released players of an earlier process of this node", "node", cfg.Node, "players", k)
 	}
 	cn := &clusterNet{cfg: cfg, node: node, nc: node.Conn(), doors: map[uint64]*session{}, remotes: map[remoteKey]*session{},
 		owners: map[string]string{}, stop: make(chan struct{}), watched: make(chan struct{})}
@@ -679,14 +690,23 @@ func (s *Server) sendAway(c *session, to *region, marker int32) error {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
+		fault(FaultSourceAfterEmigrate)
 		node, newRev, err := s.requestHandoff(ctx, c, to, marker, ack, rev, b)
+		if err == nil {
+			fault(FaultSourceAfterAnswer)
+		}
 		back := false
 		if err != nil {
 			s.log.Warn("handoff refused", "name", c.name, "to", to.name, "node", node, "err", err)
-			var owner string
-			owner, newRev = s.settle(playerKey(c.playerID), rev)
-			if back = owner == s.nodeName(); !back {
-				node = owner // the target took it after all
+			owner, settled := s.settle(playerKey(c.playerID), rev)
+			if back = owner == s.nodeName(); back {
+				newRev = settled
+			} else {
+				// The record names another node (the target took it, late or
+				// before it died) or none: whether a node runs the player is not
+				// known here, so the session ends (node ""), and the client's next
+				// login finds where it runs, or places it by its last save.
+				node = ""
 			}
 		}
 		s.toLoop(func() { s.handedOff(c, to, node, newRev, back) })
@@ -738,7 +758,8 @@ func (s *Server) requestHandoff(ctx context.Context, c *session, to *region, mar
 // settle decides who owns a player after a handoff that got no yes: this node, if
 // it takes the record back by a compare-and-set at the revision the handoff started
 // from (so that a target that did take it, late, can no longer); else the node
-// the record names. It retries while NATS cannot say (the player waits in
+// the record names, or "" when no record names one (nobody runs the player: the
+// handoff's end fails the session, whose client logs in again). It retries while NATS cannot say (the player waits in
 // transit rather than risk existing twice), until the server stops.
 func (s *Server) settle(key string, rev uint64) (string, uint64) {
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
@@ -753,6 +774,12 @@ func (s *Server) settle(key string, rev uint64) (string, uint64) {
 			if owner, nrev, err = s.cl.node.PlayerOwner(ctx, key); err == nil {
 				cancel()
 				return owner, nrev
+			}
+			if errors.Is(err, cluster.ErrNoOwner) {
+				// Released since the handoff began: the target took it and is back
+				// as a new process (§10). Nobody runs the player.
+				cancel()
+				return "", 0
 			}
 		}
 		cancel()
@@ -790,6 +817,11 @@ func (s *Server) handedOff(c *session, to *region, node string, newRev uint64, b
 		if !tr.from.live {
 			c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "region "+tr.from.name+" moved to another node; log in again")
 		}
+		return
+	}
+	if node == "" {
+		// Nobody holds the player: its client logs in again, from its last save.
+		c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "lost in a handoff to "+to.name+"; log in again")
 		return
 	}
 	s.metrics.handoffs.WithLabelValues("ok").Inc()
@@ -852,6 +884,7 @@ func (s *Server) onHandoff(m *nats.Msg) {
 		respond(m, err)
 		return
 	}
+	fault(FaultTargetAfterClaim)
 	var in error
 	if err := s.do(ctx, func() {
 		in = s.arrive(door, conn, h.Get(hName), player, pb.Role(role), uint32(ack), newRev, int32(regionID), int32(marker), m.Data)
@@ -866,6 +899,7 @@ func (s *Server) onHandoff(m *nats.Msg) {
 		respond(m, in)
 		return
 	}
+	fault(FaultTargetAfterArrive)
 	r := nats.NewMsg(m.Reply)
 	r.Header.Set(hRev, strconv.FormatUint(newRev, 10))
 	_ = m.RespondMsg(r)

@@ -1,0 +1,10 @@
+// Package clusterfault holds the cluster's fault tests (docs/ARCHITECTURE.md
+// §9–§10): node processes built from ./server, a real nats-server and a real
+// PostgreSQL, killed with SIGKILL at random times and at named points of a
+// handoff (gameserver.FaultEnv), after which every player must exist exactly once
+// and nothing committed to the store may be lost. It has no code of its own
+// outside its tests.
+//
+// go test (make test) runs 4 rounds of TestKillDuringHandoff, one at each named
+// point; make test-faults runs 60 (-fault-rounds 60, seeded by -fault-seed).
+package clusterfault
