@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -408,4 +409,35 @@ func loginAt(ctx context.Context, t testing.TB, s *testServer, name string) *tfc
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestClusterNodeStops: node b, which runs a player whose client is connected to
+// node a, stops gracefully. The player is saved and its record released, and a's
+// front door closes the client with the shutdown code, so that it logs in again.
+func TestClusterNodeStops(t *testing.T) {
+	layout := map[string]string{"downtown": "a", "wilds": "b", "vault": "b"}
+	tc := startCluster(t, layout, "a", "b")
+	a, b := tc.nodes["a"], tc.nodes["b"]
+	gate := transitionNamed(t, a.world, "park-gate")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := loginAt(ctx, t, a, "ana")
+	walkIntoWilds(t, a, c, "ana", gate)
+	sb, _, _ := sessionOf(t, b, "ana")
+	if sb == nil {
+		t.Fatal("ana does not run on b")
+	}
+	pid := sb.playerID
+	b.stop(t)
+	select {
+	case <-c.Done():
+	case <-time.After(15 * time.Second):
+		t.Fatal("the client of a player whose node stopped is still open 15 s later")
+	}
+	if err := c.Err(); err == nil || !strings.Contains(err.Error(), "shutting down") {
+		t.Errorf("client ended with %v, want the server's shutdown", err)
+	}
+	if _, _, err := a.cl.node.PlayerOwner(ctx, playerKey(pid)); !errors.Is(err, cluster.ErrNoOwner) {
+		t.Errorf("the player's record after b stopped: %v, want released", err)
+	}
 }
