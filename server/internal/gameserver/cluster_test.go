@@ -378,6 +378,15 @@ func TestClusterHandoffRefused(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("the avatar is %d times downtown", n)
 	}
+	var st replica.Stats
+	waitFor(t, "the client has no avatar after the refusal", 10*time.Second, func() bool {
+		_ = c.Update()
+		c.With(func(r *replica.Replica) { st = r.Stats() })
+		return c.Ready()
+	})
+	if st.ResyncRequests != 0 || st.Errors != 0 {
+		t.Errorf("the refusal made the client resync: %+v", st)
+	}
 	if got := refused(); got != 1 {
 		t.Errorf("%v handoffs refused; want 1 (an avatar put back in the portal stays until it walks out and in)", got)
 	}

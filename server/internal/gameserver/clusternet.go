@@ -809,11 +809,11 @@ func (s *Server) handedOff(c *session, to *region, node string, newRev uint64, b
 		c.playerRev = newRev
 		c.mu.Unlock()
 		c.reg = tr.from
+		tr.from.repl.Attach(&c.view) // holds nothing: putBack forgets it
 		if err := s.putBack(c, tr.from, tr.packed); err != nil {
 			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "lost in a handoff: "+err.Error())
 			return
 		}
-		tr.from.repl.Attach(&c.view)
 		if !tr.from.live {
 			c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "region "+tr.from.name+" moved to another node; log in again")
 		}

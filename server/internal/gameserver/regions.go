@@ -301,7 +301,12 @@ func (s *Server) putBack(c *session, r *region, b []byte) error {
 	}
 	c.avatar = id
 	c.view.SetAvatar(id)
+	// Restore gives the avatar a new id, and the view starts afresh: the client
+	// gets what a resync answers (its avatar's id and the region), then the
+	// creates of everything in view, which it would otherwise hold twice.
+	c.reg = r
 	r.repl.Forget(&c.view)
+	s.sendRegion(c)
 	return nil
 }
 
