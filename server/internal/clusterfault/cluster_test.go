@@ -29,6 +29,7 @@ import (
 	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/archive"
+	"github.com/twinframe/twinframe/shared/replica"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/world"
 )
@@ -643,6 +644,12 @@ func (p *player) connected() bool {
 	default:
 		return true
 	}
+}
+
+// ready reports whether p's client has an avatar to control.
+func (p *player) ready() (ok bool) {
+	p.c.With(func(r *replica.Replica) { ok = r.Ready() })
+	return ok
 }
 
 func (p *player) region() string {

@@ -259,6 +259,13 @@ func outOf(region string) mgl32.Vec2 {
 // walkTo walks player name to pos and waits until its node shows it there.
 func (c *tcluster) walkTo(t *testing.T, p *player, name string, pos mgl32.Vec2) {
 	t.Helper()
+	// The node shows a player put back after a refused handoff before its
+	// client has the answer that gives it the avatar again.
+	for deadline := time.Now().Add(slow); !p.ready(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) || !p.connected() {
+			t.Fatalf("%s's client has no avatar to control (connected %v): %s", name, p.connected(), c.where(name))
+		}
+	}
 	if err := p.c.MoveTo(pos); err != nil {
 		t.Fatal(err)
 	}
