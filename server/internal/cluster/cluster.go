@@ -388,11 +388,13 @@ func (n *Node) ReleasePlayer(ctx context.Context, player string, rev uint64) err
 }
 
 // ReleaseStalePlayers deletes the player records that name this node, each at
-// the revision read, and returns how many it deleted. It is for a node that has
-// just joined and runs no player yet: a record naming it is left from an earlier
-// process of the same name (killed while it held players, or as the target of a
-// handoff after taking the record), and would make logins place the player on
-// a node that does not run it. A record that changes meanwhile is left alone.
+// the revision read, and returns how many it deleted. It is for a node that runs
+// no player: one that has just joined, where a record naming it is left from an
+// earlier process of the same name (killed while it held players, or as the
+// target of a handoff after taking the record), and one that is stopping after
+// saving and releasing its players, where a record naming it is left by a login
+// or handoff that ended midway. Such a record would make logins place the player
+// on a node that does not run it. A record that changes meanwhile is left alone.
 func (n *Node) ReleaseStalePlayers(ctx context.Context) (int, error) {
 	w, err := n.plays.WatchAll(ctx, jetstream.IgnoreDeletes())
 	if err != nil {

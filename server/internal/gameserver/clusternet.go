@@ -74,10 +74,12 @@ type clusterNet struct {
 	stop    chan struct{} // closed by leaveCluster: the watch ends
 	watched chan struct{} // closed when it has
 
-	mu      sync.Mutex
-	owners  map[string]string      // region → its node, as last read (watchNodes)
-	doors   map[uint64]*session    // websocket sessions of this front door, by id
-	remotes map[remoteKey]*session // sessions run here for another front door
+	mu       sync.Mutex
+	closing  bool                   // shutdown: requests are refused (enter)
+	handlers sync.WaitGroup         // requests being answered
+	owners   map[string]string      // region → its node, as last read (watchNodes)
+	doors    map[uint64]*session    // websocket sessions of this front door, by id
+	remotes  map[remoteKey]*session // sessions run here for another front door
 }
 
 type remoteKey struct {
@@ -121,8 +123,8 @@ func (s *Server) joinCluster(cfg ClusterConfig) error {
 	for subj, h := range map[string]nats.MsgHandler{
 		inSubject(cfg.Node):      s.onInbound,
 		doorSubject(cfg.Node):    s.onDoor,
-		attachSubject(cfg.Node):  func(m *nats.Msg) { go s.onAttach(m) },
-		handoffSubject(cfg.Node): func(m *nats.Msg) { go s.onHandoff(m) },
+		attachSubject(cfg.Node):  cn.request(s.onAttach),
+		handoffSubject(cfg.Node): cn.request(s.onHandoff),
 	} {
 		sub, err := cn.nc.Subscribe(subj, h)
 		if err != nil {
@@ -133,6 +135,64 @@ func (s *Server) joinCluster(cfg ClusterConfig) error {
 	}
 	go s.watchNodes()
 	return nil
+}
+
+// request answers requests with handle, each on its own goroutine (an answer
+// waits for the loop), until shutdown refuses them.
+func (cn *clusterNet) request(handle func(*nats.Msg)) nats.MsgHandler {
+	return func(m *nats.Msg) {
+		cn.mu.Lock()
+		closing := cn.closing
+		if !closing {
+			cn.handlers.Add(1)
+		}
+		cn.mu.Unlock()
+		if closing {
+			respond(m, ErrStopped)
+			return
+		}
+		go func() {
+			defer cn.handlers.Done()
+			handle(m)
+		}()
+	}
+}
+
+// stopRequests refuses the requests that come from now on and waits for those
+// being answered, whose last steps (an answer, a record given back) need NATS.
+func (s *Server) stopRequests() {
+	s.cl.mu.Lock()
+	s.cl.closing = true
+	s.cl.mu.Unlock()
+	s.cl.handlers.Wait()
+}
+
+// releaseLeftovers releases, at shutdown, the player records that still name this
+// node after its players were released: a login or handoff that ended midway
+// leaves one, and the players' next logins must not be placed here.
+func (s *Server) releaseLeftovers() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if k, err := s.cl.node.ReleaseStalePlayers(ctx); err != nil {
+		s.log.Warn("release players at shutdown", "err", err)
+	} else if k > 0 {
+		s.log.Warn("released player records left by logins or handoffs that ended midway", "players", k)
+	}
+}
+
+// failDoors ends the websocket sessions of this front door whose players run on
+// other nodes (the loop's own sessions end with it): their readers tell those
+// nodes, which save and release the players.
+func (s *Server) failDoors() {
+	s.cl.mu.Lock()
+	doors := make([]*session, 0, len(s.cl.doors))
+	for _, c := range s.cl.doors {
+		doors = append(doors, c)
+	}
+	s.cl.mu.Unlock()
+	for _, c := range doors {
+		c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "server shutting down")
+	}
 }
 
 // watchNodes ends, every lease period, the sessions whose other end is on a node
@@ -373,10 +433,10 @@ func (s *Server) releasePlayer(c *session) {
 		return
 	}
 	c.mu.Lock()
-	key, rev := playerKey(c.playerID), c.playerRev
-	c.playerRev = 0
+	key, rev, done := playerKey(c.playerID), c.playerRev, c.released
+	c.released = c.released || rev != 0
 	c.mu.Unlock()
-	if rev == 0 {
+	if rev == 0 || done {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -599,7 +659,7 @@ func (s *Server) onAttach(m *nats.Msg) {
 		respond(m, err)
 		return
 	}
-	if err := s.do(c.ctx, func() { s.join(c, a.Avatar) }); err != nil || c.closed() {
+	if !s.joinClaimed(c, a.Avatar) {
 		respond(m, errors.New("the player could not join"))
 		return
 	}
@@ -980,11 +1040,38 @@ func (s *Server) clusterLogin(c *session, a store.Account) bool {
 	s.cl.mu.Lock()
 	s.cl.doors[c.id] = c
 	s.cl.mu.Unlock()
-	if err := s.do(c.ctx, func() { s.join(c, a.Avatar) }); err != nil {
+	return s.joinClaimed(c, a.Avatar)
+}
+
+// joinClaimed joins c, whose player record this node has claimed, in the loop. A
+// record must name this node only while it runs the player: one that did not
+// join is released, unless an older session here runs the player (a replacing
+// login whose client left), which then holds the record at the claim's revision.
+// When the loop never ran the join, the record stays: logins are placed here and
+// claim it again, and shutdown releases what names this node.
+func (s *Server) joinClaimed(c *session, avatar []byte) bool {
+	joined, release := false, false
+	err := s.do(c.ctx, func() {
+		s.join(c, avatar)
+		if joined = c.joined; joined {
+			return
+		}
+		if old := s.byName[c.name]; old != nil && old.avatar != 0 {
+			rev := c.rev()
+			old.mu.Lock()
+			old.playerRev = rev
+			old.mu.Unlock()
+			return
+		}
+		release = true
+	})
+	if err != nil {
 		c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "server shutting down")
-		return false
 	}
-	return !c.closed()
+	if release {
+		s.releasePlayer(c)
+	}
+	return joined && !c.closed()
 }
 
 // regionNodes fills in the node of the regions another node runs, from the

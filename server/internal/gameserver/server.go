@@ -327,16 +327,20 @@ func (s *Server) Run(ctx context.Context) error {
 	ended := s.sessions
 	s.sessions = nil
 	s.metrics.sessions.Set(0)
+	if s.cl != nil {
+		s.failDoors()
+	}
 	s.saver.stop(saves)
 	<-saverDone
 	if s.cl != nil {
-		// The players' saves are committed (or reported lost): let them go, then
-		// the regions.
+		// The players' saves are committed (or reported lost): let them go.
+		// Requests being answered end first (a handoff refused now gives its
+		// player's record back), then the sessions' last words reach their front
+		// doors and nodes while NATS is still there; then the regions go.
 		for _, c := range ended {
 			s.releasePlayer(c)
 		}
-		s.saveRegions()
-		s.leaveCluster()
+		s.stopRequests()
 	}
 	waited := make(chan struct{})
 	go func() { s.conns.Wait(); s.dumpWG.Wait(); close(waited) }()
@@ -344,6 +348,11 @@ func (s *Server) Run(ctx context.Context) error {
 	case <-waited:
 	case <-time.After(5 * time.Second):
 		s.log.Warn("connections still open after shutdown")
+	}
+	if s.cl != nil {
+		s.releaseLeftovers()
+		s.saveRegions()
+		s.leaveCluster()
 	}
 	if err := s.saver.err(); err != nil {
 		return err
@@ -354,31 +363,47 @@ func (s *Server) Run(ctx context.Context) error {
 	return err
 }
 
-// do runs fn in the frame loop at the next frame boundary and waits for it.
+// do runs fn in the frame loop at the next frame boundary and waits for it. When
+// ctx ends or the server stops before fn has started, fn never runs and do returns
+// the error: a caller that gives up (a handoff that answers no) must not find fn
+// done behind its back.
 func (s *Server) do(ctx context.Context, fn func()) error {
 	ran := make(chan struct{})
+	var state atomic.Int32 // doPending, doStarted or doAbandoned
+	req := func() {
+		if state.CompareAndSwap(doPending, doStarted) {
+			fn()
+		}
+		close(ran)
+	}
 	select {
-	case s.reqs <- func() { fn(); close(ran) }:
+	case s.reqs <- req:
 	case <-s.done:
 		return ErrStopped
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	var err error
 	select {
 	case <-ran:
 		return nil
 	case <-s.done:
-		// The loop runs what was queued before it stopped.
-		select {
-		case <-ran:
-			return nil
-		default:
-			return ErrStopped
-		}
+		err = ErrStopped
 	case <-ctx.Done():
-		return ctx.Err()
+		err = ctx.Err()
 	}
+	if state.CompareAndSwap(doPending, doAbandoned) {
+		return err
+	}
+	<-ran // fn has started in the loop (or in shutdown's last requests): it ends
+	return nil
 }
+
+const (
+	doPending int32 = iota
+	doStarted
+	doAbandoned
+)
 
 func (s *Server) runRequests() {
 	for {

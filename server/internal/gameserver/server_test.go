@@ -1,6 +1,9 @@
 package gameserver
 
 import (
+	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,4 +196,31 @@ func farthestWalkable(s *Server, p mgl32.Vec2) mgl32.Vec2 {
 		}
 	}
 	return best
+}
+
+// TestDoAbandoned: a request whose caller gave up before the loop reached it never
+// runs. A handoff's target answers no when its loop is late, and gives the
+// player's record back: an arrival run afterwards would make the player exist on
+// two nodes.
+func TestDoAbandoned(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, "", nil)
+	<-s.started
+	unblock := make(chan struct{})
+	blocked := make(chan struct{})
+	go func() {
+		_ = s.do(context.Background(), func() { close(blocked); <-unblock })
+	}()
+	<-blocked
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	var ran atomic.Bool
+	if err := s.do(ctx, func() { ran.Store(true) }); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("do with a stalled loop: %v, want the deadline", err)
+	}
+	close(unblock)
+	s.inLoop(t, func() {}) // the queue before it has run
+	if ran.Load() {
+		t.Error("a request given up on ran after its caller returned the error")
+	}
 }

@@ -55,6 +55,7 @@ type session struct {
 	route     string
 	routeRev  uint64
 	playerRev uint64
+	released  bool // releasePlayer has given up the record at playerRev
 	moved     bool
 	// A session run here for another front door: its node, the connection's id
 	// there, and the reader of the packets it relays.
