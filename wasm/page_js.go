@@ -252,6 +252,15 @@ func publish(v *scene.View) func() {
 		if err := v.SetNetwork(c); err != nil {
 			return err.Error()
 		}
+		// The conditions are in force now: show them now, not at the next update's
+		// copy of the state, or the panel's sliders, which follow these fields,
+		// would fall back to the old ones until then.
+		var st scene.Status
+		scene.ReportNet(&st, c)
+		tf.Set("netLatency", st.NetLatencyMS)
+		tf.Set("netJitter", st.NetJitterMS)
+		tf.Set("netBandwidth", st.NetBandwidth)
+		tf.Set("netLoss", st.NetLossPct)
 		return ""
 	})
 	publishTimeline(v, fn)

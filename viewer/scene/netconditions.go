@@ -23,6 +23,9 @@ func (nc *netConditions) set(c netsim.Conditions, conn *client.Client) error {
 	return nil
 }
 
+// ReportNet puts conditions c in st as a view's status reports those in force.
+func ReportNet(st *Status, c netsim.Conditions) { (&netConditions{c: c}).report(st) }
+
 // report puts the conditions in the status.
 func (nc *netConditions) report(st *Status) {
 	st.NetLatencyMS = float32(nc.c.Latency.Seconds() * 1000)

@@ -3,7 +3,8 @@
 // §7: one game per region, so a region is the unit a node owns). It answers three
 // questions every node must agree on, and nothing else — no game state passes here:
 //
-//   - Who is alive: bucket "members", one key per node, its value kept fresh by a
+//   - Who is alive: bucket "members", one key per node, its value (the process's
+//     incarnation, so that a restart under the same name shows) kept fresh by a
 //     heartbeat. The bucket has a TTL (JetStream's MaxAge on the bucket's stream), so
 //     the key of a node that stops beating vanishes by itself. One TTL for the whole
 //     bucket rather than a TTL per key: every node beats at the same cluster-wide
@@ -36,6 +37,8 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -128,6 +131,11 @@ type Node struct {
 	nc                      *nats.Conn
 	members, regions, plays jetstream.KeyValue
 
+	// incarnation tells this process from earlier and later ones of the same
+	// name: a peer that sees it change knows the node restarted, and that the
+	// sessions it had with the old process are gone with it.
+	incarnation string
+
 	mu        sync.Mutex
 	leases    map[string]*Lease
 	memberRev uint64
@@ -151,8 +159,12 @@ func Join(ctx context.Context, cfg Config) (*Node, error) {
 	if err := checkConfig(&cfg); err != nil {
 		return nil, err
 	}
+	var inc [8]byte
+	if _, err := rand.Read(inc[:]); err != nil {
+		return nil, fmt.Errorf("cluster: incarnation: %w", err)
+	}
 	n := &Node{cfg: cfg, lease: cfg.Lease, margin: cfg.Lease / 8, grace: 2 * cfg.Lease,
-		leases: map[string]*Lease{}, absent: map[string]time.Time{},
+		incarnation: hex.EncodeToString(inc[:]), leases: map[string]*Lease{}, absent: map[string]time.Time{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	nc, err := nats.Connect(cfg.URL, nats.Name("twinframe node "+cfg.Node),
 		nats.MaxReconnects(-1), nats.ReconnectWait(cfg.Lease/8), nats.Timeout(cfg.Lease))
@@ -164,7 +176,7 @@ func Join(ctx context.Context, cfg Config) (*Node, error) {
 		nc.Close()
 		return nil, fmt.Errorf("cluster: %s: %w", cfg.URL, err)
 	}
-	rev, err := n.members.Create(ctx, cfg.Node, []byte(cfg.Node))
+	rev, err := n.members.Create(ctx, cfg.Node, []byte(n.incarnation))
 	if err != nil {
 		nc.Close()
 		if errors.Is(err, jetstream.ErrKeyExists) {
@@ -245,6 +257,10 @@ func (n *Node) open(ctx context.Context) error {
 
 // Name is the node's name.
 func (n *Node) Name() string { return n.cfg.Node }
+
+// Incarnation is this process's id among the processes that ran as this node:
+// random, fixed from Join on.
+func (n *Node) Incarnation() string { return n.incarnation }
 
 // Close stops the loop, gives up the node's regions (each a Lost event with
 // ErrClosed) so that other nodes may claim them at once, leaves the members and
@@ -333,6 +349,27 @@ func (n *Node) Members(ctx context.Context) ([]string, error) {
 	}
 	slices.Sort(keys)
 	return keys, nil
+}
+
+// Incarnations returns the live nodes' incarnations by name.
+func (n *Node) Incarnations(ctx context.Context) (map[string]string, error) {
+	w, err := n.members.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %s: members: %w", n.cfg.URL, err)
+	}
+	defer func() { _ = w.Stop() }()
+	incs := map[string]string{}
+	for {
+		select {
+		case e := <-w.Updates():
+			if e == nil {
+				return incs, nil // the current values have all come
+			}
+			incs[e.Key()] = string(e.Value())
+		case <-ctx.Done():
+			return nil, fmt.Errorf("cluster: %s: members: %w", n.cfg.URL, ctx.Err())
+		}
+	}
 }
 
 // ClaimPlayer makes this node the owner of a player nobody owns (a login), and
@@ -496,9 +533,9 @@ func (n *Node) beat() {
 	n.mu.Lock()
 	rev := n.memberRev
 	n.mu.Unlock()
-	nrev, err := n.members.Update(ctx, n.cfg.Node, []byte(n.cfg.Node), rev)
+	nrev, err := n.members.Update(ctx, n.cfg.Node, []byte(n.incarnation), rev)
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-		nrev, err = n.members.Create(ctx, n.cfg.Node, []byte(n.cfg.Node))
+		nrev, err = n.members.Create(ctx, n.cfg.Node, []byte(n.incarnation))
 	}
 	if err == nil {
 		n.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"strconv"
@@ -276,6 +277,10 @@ func TestPreferred(t *testing.T) {
 	})
 	if got, _ := b.Members(context.Background()); strings.Join(got, ",") != "a,b" {
 		t.Errorf("members %v, want [a b]", got)
+	}
+	want := map[string]string{"a": a.Incarnation(), "b": b.Incarnation()}
+	if got, err := a.Incarnations(context.Background()); err != nil || !maps.Equal(got, want) || want["a"] == want["b"] || len(want["a"]) != 16 {
+		t.Errorf("incarnations %v, %v; want %v, two different 16-digit ids", got, err, want)
 	}
 	if err := b.Close(context.Background()); err != nil {
 		t.Fatal(err)

@@ -636,3 +636,27 @@ func TestTargetBackBeforeSourceSettles(t *testing.T) {
 	}
 	c.exactlyOnce(c.player(name))
 }
+
+// TestNodeRestartedUnderItsName: a node killed and back under the same name
+// before its peers' next look at the members is a new process. The front door's
+// client whose player ran on the old process is closed (it logs in again and
+// continues), not left relaying to a process that has no session for it.
+func TestNodeRestartedUnderItsName(t *testing.T) {
+	c := startCluster(t, 3*time.Second, "-save-every", saveEvery.String())
+	const name = "reborn"
+	p, _ := c.login(name, "a")
+	defer func() { p.close() }()
+	c.travel(t, p, name, "downtown") // runs on b now, its websocket on a
+	c.kill("b")
+	c.start("b", "") // as soon as the old process's member key has expired
+	c.settle()
+	select {
+	case <-p.c.Done():
+	case <-time.After(slow):
+		t.Fatalf("the client of a player whose node was killed and restarted is still open: %s", c.where(name))
+	}
+	t.Logf("the client ended with: %v", p.c.Err())
+	p.close()
+	p, _ = c.login(name, "a")
+	c.exactlyOnce(c.player(name))
+}

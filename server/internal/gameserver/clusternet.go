@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -42,20 +41,22 @@ func doorSubject(node string) string    { return "twinframe.door." + node }
 
 // Header keys of the data plane's messages.
 const (
-	hConn   = "Conn"   // the connection's id at its front door
-	hDoor   = "Door"   // the front door's node
-	hNode   = "Node"   // the sender
-	hRev    = "Rev"    // the player record's revision (the fencing token)
-	hKind   = "Kind"   // packet, close
-	hCode   = "Code"   // a close's pb.ErrorCode
-	hWhy    = "Why"    // a close's reason, or a refusal
-	hName   = "Name"   // the player's stored name
-	hPlayer = "Player" // the player's id in the store
-	hRole   = "Role"   // pb.Role
-	hAck    = "Ack"    // the last input applied
-	hRegion = "Region" // target region id
-	hMarker = "Marker" // target marker
-	hToken  = "Token"  // a token the login issued, for the login result
+	hConn    = "Conn"    // the connection's id at its front door
+	hDoor    = "Door"    // the front door's node
+	hNode    = "Node"    // the sender
+	hInc     = "Inc"     // the sender's incarnation (cluster.Node.Incarnation)
+	hDoorInc = "DoorInc" // the front door's incarnation, in a handoff
+	hRev     = "Rev"     // the player record's revision (the fencing token)
+	hKind    = "Kind"    // packet, close
+	hCode    = "Code"    // a close's pb.ErrorCode
+	hWhy     = "Why"     // a close's reason, or a refusal
+	hName    = "Name"    // the player's stored name
+	hPlayer  = "Player"  // the player's id in the store
+	hRole    = "Role"    // pb.Role
+	hAck     = "Ack"     // the last input applied
+	hRegion  = "Region"  // target region id
+	hMarker  = "Marker"  // target marker
+	hToken   = "Token"   // a token the login issued, for the login result
 )
 
 const (
@@ -148,7 +149,7 @@ func (cn *clusterNet) request(handle func(*nats.Msg)) nats.MsgHandler {
 		}
 		cn.mu.Unlock()
 		if closing {
-			respond(m, ErrStopped)
+			cn.respond(m, ErrStopped)
 			return
 		}
 		go func() {
@@ -217,22 +218,31 @@ func (s *Server) watchNodes() {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), period)
-		members, err := s.cl.node.Members(ctx)
+		incs, err := s.cl.node.Incarnations(ctx)
 		s.readOwners(ctx)
 		cancel()
 		if err != nil {
 			continue // NATS unreachable: nothing is known to be gone
 		}
-		gone := func(node string) bool { return node != "" && node != s.nodeName() && !slices.Contains(members, node) }
+		// A node is gone when it is no longer a member, or when the member of its
+		// name is a later process (a restart within one period): the sessions the
+		// old process had went with it.
+		gone := func(node, inc string) bool {
+			live, ok := incs[node]
+			return node != "" && node != s.nodeName() && (!ok || inc != "" && inc != live)
+		}
 		s.cl.mu.Lock()
 		var ended []*session
 		for _, c := range s.cl.doors {
-			if node, _ := c.routeOf(); gone(node) {
+			c.mu.Lock()
+			node, inc := c.route, c.routeInc
+			c.mu.Unlock()
+			if gone(node, inc) {
 				ended = append(ended, c)
 			}
 		}
 		for k, c := range s.cl.remotes {
-			if gone(k.door) {
+			if gone(k.door, c.doorInc) {
 				ended = append(ended, c)
 			}
 		}
@@ -448,9 +458,9 @@ func (s *Server) releasePlayer(c *session) {
 
 // relay makes c, a websocket session of this front door, send what its client
 // sends to node (which runs its player) and take the packets node sends for it.
-func (c *session) relay(node string, rev uint64) {
+func (c *session) relay(node, inc string, rev uint64) {
 	c.mu.Lock()
-	c.route, c.routeRev = node, rev
+	c.route, c.routeInc, c.routeRev = node, inc, rev
 	c.mu.Unlock()
 }
 
@@ -466,6 +476,7 @@ func (s *Server) forward(c *session, node string, b []byte) bool {
 	m := nats.NewMsg(inSubject(node))
 	m.Header.Set(hKind, kindPacket)
 	m.Header.Set(hDoor, s.nodeName())
+	m.Header.Set(hInc, s.cl.node.Incarnation())
 	m.Header.Set(hConn, strconv.FormatUint(c.id, 10))
 	m.Data = b
 	if err := s.cl.nc.PublishMsg(m); err != nil {
@@ -484,6 +495,7 @@ func (s *Server) doorClosed(c *session) {
 	m := nats.NewMsg(inSubject(node))
 	m.Header.Set(hKind, kindClose)
 	m.Header.Set(hDoor, s.nodeName())
+	m.Header.Set(hInc, s.cl.node.Incarnation())
 	m.Header.Set(hConn, strconv.FormatUint(c.id, 10))
 	_ = s.cl.nc.PublishMsg(m)
 }
@@ -507,7 +519,9 @@ func (s *Server) onDoor(m *nats.Msg) {
 	c.mu.Lock()
 	stale := rev < c.routeRev
 	if !stale && rev > c.routeRev && node != s.nodeName() {
-		c.route, c.routeRev = node, rev
+		c.route, c.routeInc, c.routeRev = node, m.Header.Get(hInc), rev
+	} else if !stale && node == c.route && c.routeInc == "" {
+		c.routeInc = m.Header.Get(hInc) // the first word of the node a login attached to
 	}
 	c.mu.Unlock()
 	if stale {
@@ -537,6 +551,9 @@ func (s *Server) onInbound(m *nats.Msg) {
 	if c == nil {
 		return // the player moved on; what it sent meanwhile is dropped like inputs in transit
 	}
+	if inc := m.Header.Get(hInc); c.doorInc != "" && inc != c.doorInc {
+		return // a later process of the door, whose connection ids start again
+	}
 	if m.Header.Get(hKind) == kindClose {
 		c.fail(pb.ErrorCode_ERROR_CODE_UNSPECIFIED, "")
 		return
@@ -547,9 +564,9 @@ func (s *Server) onInbound(m *nats.Msg) {
 
 // newRemote builds the session of a player run here whose client is connected to
 // another front door, and starts its writer, which publishes its packets there.
-func (s *Server) newRemote(door string, conn uint64, name string, player int64, role pb.Role) *session {
+func (s *Server) newRemote(door, doorInc string, conn uint64, name string, player int64, role pb.Role) *session {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &session{id: s.nextID.Add(1), srv: s, ctx: ctx, cancel: cancel, door: door, doorConn: conn,
+	c := &session{id: s.nextID.Add(1), srv: s, ctx: ctx, cancel: cancel, door: door, doorInc: doorInc, doorConn: conn,
 		out: make(chan []byte, s.cfg.OutboxSize), free: make(chan []byte, s.cfg.OutboxSize),
 		name: name, playerID: player, role: role, addr: "node:" + door}
 	c.rd = protocol.Reader{Limits: clientPacketLimits, From: protocol.ClientToServer}
@@ -581,6 +598,7 @@ func (s *Server) remoteWriter(c *session) {
 		m.Header.Set(hKind, kind)
 		m.Header.Set(hConn, strconv.FormatUint(c.doorConn, 10))
 		m.Header.Set(hNode, s.nodeName())
+		m.Header.Set(hInc, s.cl.node.Incarnation())
 		m.Header.Set(hRev, strconv.FormatUint(c.rev(), 10))
 		if kind == kindClose {
 			code, why := c.ending()
@@ -637,17 +655,17 @@ func (s *Server) onAttach(m *nats.Msg) {
 	player, err2 := strconv.ParseInt(h.Get(hPlayer), 10, 64)
 	role, err3 := strconv.Atoi(h.Get(hRole))
 	if err := errors.Join(err1, err2, err3); err != nil || h.Get(hDoor) == "" {
-		respond(m, fmt.Errorf("bad attach request: %v", err))
+		s.cl.respond(m, fmt.Errorf("bad attach request: %v", err))
 		return
 	}
-	c := s.newRemote(h.Get(hDoor), conn, h.Get(hName), player, pb.Role(role))
+	c := s.newRemote(h.Get(hDoor), h.Get(hInc), conn, h.Get(hName), player, pb.Role(role))
 	c.issued = h.Get(hToken)
 	ctx, cancel := context.WithTimeout(c.ctx, s.cfg.LoginTimeout)
 	defer cancel()
 	rev, err := s.claimPlayer(ctx, player)
 	if err != nil {
 		c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, err.Error())
-		respond(m, err)
+		s.cl.respond(m, err)
 		return
 	}
 	c.mu.Lock()
@@ -656,19 +674,20 @@ func (s *Server) onAttach(m *nats.Msg) {
 	a, err := s.cfg.Store.Player(ctx, c.name)
 	if err != nil {
 		c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, "store: "+err.Error())
-		respond(m, err)
+		s.cl.respond(m, err)
 		return
 	}
 	if !s.joinClaimed(c, a.Avatar) {
-		respond(m, errors.New("the player could not join"))
+		s.cl.respond(m, errors.New("the player could not join"))
 		return
 	}
-	respond(m, nil)
+	s.cl.respond(m, nil)
 }
 
 // respond answers a data-plane request: an empty Why is yes.
-func respond(m *nats.Msg, err error) {
+func (cn *clusterNet) respond(m *nats.Msg, err error) {
 	r := nats.NewMsg(m.Reply)
+	r.Header.Set(hInc, cn.node.Incarnation())
 	if err != nil {
 		r.Header.Set(hWhy, err.Error())
 	}
@@ -697,13 +716,22 @@ func (s *Server) attach(c *session, node string) error {
 	h.Set(hPlayer, strconv.FormatInt(c.playerID, 10))
 	h.Set(hRole, strconv.Itoa(int(c.role)))
 	h.Set(hToken, c.issued)
+	h.Set(hInc, s.cl.node.Incarnation())
 	s.cl.mu.Lock()
 	s.cl.doors[c.id] = c
 	s.cl.mu.Unlock()
-	c.relay(node, 0)
+	c.relay(node, "", 0)
 	ctx, cancel := context.WithTimeout(c.ctx, s.cfg.LoginTimeout)
 	defer cancel()
-	return answer(s.cl.nc.RequestMsgWithContext(ctx, m))
+	r, err := s.cl.nc.RequestMsgWithContext(ctx, m)
+	if err == nil {
+		c.mu.Lock()
+		if c.route == node && c.routeInc == "" {
+			c.routeInc = r.Header.Get(hInc)
+		}
+		c.mu.Unlock()
+	}
+	return answer(r, err)
 }
 
 // dropDoor forgets a websocket session of this front door.
@@ -751,7 +779,7 @@ func (s *Server) sendAway(c *session, to *region, marker int32) error {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		fault(FaultSourceAfterEmigrate)
-		node, newRev, err := s.requestHandoff(ctx, c, to, marker, ack, rev, b)
+		node, inc, newRev, err := s.requestHandoff(ctx, c, to, marker, ack, rev, b)
 		if err == nil {
 			fault(FaultSourceAfterAnswer)
 		}
@@ -769,7 +797,7 @@ func (s *Server) sendAway(c *session, to *region, marker int32) error {
 				node = ""
 			}
 		}
-		s.toLoop(func() { s.handedOff(c, to, node, newRev, back) })
+		s.toLoop(func() { s.handedOff(c, to, node, inc, newRev, back) })
 	}()
 	return nil
 }
@@ -784,19 +812,20 @@ func (s *Server) toLoop(fn func()) {
 }
 
 // requestHandoff asks the owner of region to to take the avatar; it returns the
-// owner and the ownership revision the target wrote.
-func (s *Server) requestHandoff(ctx context.Context, c *session, to *region, marker int32, ack uint32, rev uint64, b []byte) (string, uint64, error) {
+// owner, its incarnation and the ownership revision the target wrote.
+func (s *Server) requestHandoff(ctx context.Context, c *session, to *region, marker int32, ack uint32, rev uint64, b []byte) (string, string, uint64, error) {
 	node, _, err := s.cl.node.Owner(ctx, to.name)
 	if err != nil {
-		return "", 0, err
+		return "", "", 0, err
 	}
 	m := nats.NewMsg(handoffSubject(node))
 	h := m.Header
-	door, conn := c.door, c.doorConn
+	door, doorInc, conn := c.door, c.doorInc, c.doorConn
 	if door == "" {
-		door, conn = s.nodeName(), c.id
+		door, doorInc, conn = s.nodeName(), s.cl.node.Incarnation(), c.id
 	}
 	h.Set(hDoor, door)
+	h.Set(hDoorInc, doorInc)
 	h.Set(hConn, strconv.FormatUint(conn, 10))
 	h.Set(hNode, s.nodeName())
 	h.Set(hName, c.name)
@@ -809,10 +838,10 @@ func (s *Server) requestHandoff(ctx context.Context, c *session, to *region, mar
 	m.Data = b
 	r, err := s.cl.nc.RequestMsgWithContext(ctx, m)
 	if err := answer(r, err); err != nil {
-		return node, 0, err
+		return node, "", 0, err
 	}
 	newRev, err := strconv.ParseUint(r.Header.Get(hRev), 10, 64)
-	return node, newRev, err
+	return node, r.Header.Get(hInc), newRev, err
 }
 
 // settle decides who owns a player after a handoff that got no yes: this node, if
@@ -856,7 +885,7 @@ func (s *Server) settle(key string, rev uint64) (string, uint64) {
 // session ends here without a save (the target saves the player now), and a
 // websocket session of this front door relays to the target. Back here: the
 // avatar returns to the region it left.
-func (s *Server) handedOff(c *session, to *region, node string, newRev uint64, back bool) {
+func (s *Server) handedOff(c *session, to *region, node, inc string, newRev uint64, back bool) {
 	tr := c.transit
 	if tr == nil {
 		return
@@ -899,7 +928,7 @@ func (s *Server) handedOff(c *session, to *region, node string, newRev uint64, b
 		c.mu.Lock()
 		c.moved = false
 		c.mu.Unlock()
-		c.relay(node, newRev)
+		c.relay(node, inc, newRev)
 		s.cl.mu.Lock()
 		s.cl.doors[c.id] = c
 		s.cl.mu.Unlock()
@@ -933,7 +962,7 @@ func (s *Server) onHandoff(m *nats.Msg) {
 	marker, e7 := strconv.ParseInt(h.Get(hMarker), 10, 32)
 	door, from := h.Get(hDoor), h.Get(hNode)
 	if err := errors.Join(e1, e2, e3, e4, e5, e6, e7); err != nil || door == "" || from == "" {
-		respond(m, fmt.Errorf("bad handoff request: %v", err))
+		s.cl.respond(m, fmt.Errorf("bad handoff request: %v", err))
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cl.cfg.HandoffTimeout)
@@ -941,13 +970,13 @@ func (s *Server) onHandoff(m *nats.Msg) {
 	key := playerKey(player)
 	newRev, err := s.cl.node.MovePlayer(ctx, key, s.nodeName(), rev)
 	if err != nil {
-		respond(m, err)
+		s.cl.respond(m, err)
 		return
 	}
 	fault(FaultTargetAfterClaim)
 	var in error
 	if err := s.do(ctx, func() {
-		in = s.arrive(door, conn, h.Get(hName), player, pb.Role(role), uint32(ack), newRev, int32(regionID), int32(marker), m.Data)
+		in = s.arrive(door, h.Get(hDoorInc), conn, h.Get(hName), player, pb.Role(role), uint32(ack), newRev, int32(regionID), int32(marker), m.Data)
 	}); err != nil {
 		in = err
 	}
@@ -956,18 +985,19 @@ func (s *Server) onHandoff(m *nats.Msg) {
 		if _, err := s.cl.node.MovePlayer(ctx, key, from, newRev); err != nil {
 			s.log.Error("handoff: ownership not given back", "player", key, "to", from, "err", err)
 		}
-		respond(m, in)
+		s.cl.respond(m, in)
 		return
 	}
 	fault(FaultTargetAfterArrive)
 	r := nats.NewMsg(m.Reply)
 	r.Header.Set(hRev, strconv.FormatUint(newRev, 10))
+	r.Header.Set(hInc, s.cl.node.Incarnation())
 	_ = m.RespondMsg(r)
 }
 
 // arrive runs in the loop: the handed-off avatar enters its region here, in a
 // session that continues the source's (inputs numbered on, the same client).
-func (s *Server) arrive(door string, conn uint64, name string, player int64, role pb.Role, ack uint32, rev uint64, regionID, marker int32, b []byte) error {
+func (s *Server) arrive(door, doorInc string, conn uint64, name string, player int64, role pb.Role, ack uint32, rev uint64, regionID, marker int32, b []byte) error {
 	r := s.regionByID(regionID)
 	if r == nil || !r.live {
 		return fmt.Errorf("%w: region %d is not run by node %s", ErrNoTarget, regionID, s.nodeName())
@@ -988,9 +1018,9 @@ func (s *Server) arrive(door string, conn uint64, name string, player int64, rol
 			_ = r.game.Destroy(id)
 			return errors.New("the client left during the handoff")
 		}
-		c.relay("", rev)
+		c.relay("", "", rev)
 	} else {
-		c = s.newRemote(door, conn, name, player, role)
+		c = s.newRemote(door, doorInc, conn, name, player, role)
 	}
 	c.mu.Lock()
 	c.playerRev = rev

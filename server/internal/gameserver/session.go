@@ -53,6 +53,7 @@ type session struct {
 	// ownership of the player was written at (0: none). moved: the player went to
 	// another node, which speaks to the front door from then on.
 	route     string
+	routeInc  string // route's incarnation ("" until its first word)
 	routeRev  uint64
 	playerRev uint64
 	released  bool // releasePlayer has given up the record at playerRev
@@ -60,6 +61,7 @@ type session struct {
 	// A session run here for another front door: its node, the connection's id
 	// there, and the reader of the packets it relays.
 	door     string
+	doorInc  string // the door's incarnation
 	doorConn uint64
 	rd       protocol.Reader
 
