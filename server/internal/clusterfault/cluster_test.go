@@ -455,26 +455,7 @@ func (c *tcluster) exactlyOnce(p store.Player) (node, region string) {
 	c.t.Helper()
 	deadline := time.Now().Add(slow)
 	for {
-		var why string
-		runs, err := c.runs(p.Name)
-		owner, oerr := c.owner(p.ID)
-		switch {
-		case err != nil:
-			why = err.Error()
-		case oerr != nil:
-			why = oerr.Error()
-		case len(runs) != 1:
-			why = fmt.Sprintf("%s runs on %d nodes: %v", p.Name, len(runs), runs)
-		default:
-			for n, r := range runs {
-				node, region = n, r
-			}
-			if owner != node {
-				why = fmt.Sprintf("%s runs on %s, its record names %q", p.Name, node, owner)
-			} else if c.layout[region] != node {
-				why = fmt.Sprintf("%s runs on %s in %s, which %s runs", p.Name, node, region, c.layout[region])
-			}
-		}
+		node, region, why := c.once(p)
 		if why == "" {
 			return node, region
 		}
@@ -483,6 +464,31 @@ func (c *tcluster) exactlyOnce(p store.Player) (node, region string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// once says why player p does not exist exactly once now ("": it does, on node
+// in region).
+func (c *tcluster) once(p store.Player) (node, region, why string) {
+	runs, err := c.runs(p.Name)
+	owner, oerr := c.owner(p.ID)
+	switch {
+	case err != nil:
+		return "", "", err.Error()
+	case oerr != nil:
+		return "", "", oerr.Error()
+	case len(runs) != 1:
+		return "", "", fmt.Sprintf("%s runs on %d nodes: %v", p.Name, len(runs), runs)
+	}
+	for n, r := range runs {
+		node, region = n, r
+	}
+	if owner != node {
+		return node, region, fmt.Sprintf("%s runs on %s, its record names %q", p.Name, node, owner)
+	}
+	if c.layout[region] != node {
+		return node, region, fmt.Sprintf("%s runs on %s in %s, which %s runs", p.Name, node, region, c.layout[region])
+	}
+	return node, region, ""
 }
 
 // player is the store's row of name.

@@ -202,7 +202,15 @@ func (c *tcluster) round(t *testing.T, rng *rand.Rand, round int, k faultKind, p
 		}
 	}
 
-	// The player: logged in again where its session ended, then exactly once.
+	// The player: logged in again where its session ended, then exactly once. A
+	// front door learns that its client's player was lost at its next looks at the
+	// player's record (the node's close may have been lost with NATS): until then
+	// the client is open and the player runs nowhere.
+	pre := c.player(name)
+	waitUntil(t, fmt.Sprintf("round %d: %s: the player runs nowhere and its client is open", round, k), func() bool {
+		_, _, why := c.once(pre)
+		return why == "" || !p.connected()
+	})
 	outcome := "kept its session"
 	if !p.connected() {
 		p.close()

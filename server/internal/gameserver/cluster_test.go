@@ -450,3 +450,38 @@ func TestClusterNodeStops(t *testing.T) {
 		t.Errorf("the player's record after b stopped: %v, want released", err)
 	}
 }
+
+// TestClusterDoorEndsStrayedSession: a front door relaying a client to a node
+// that no longer owns its player (the node ended the session and its close was
+// lost; here the record is released behind the node's back) ends the client at
+// its second look at the record, rather than relay to nothing for ever.
+func TestClusterDoorEndsStrayedSession(t *testing.T) {
+	layout := map[string]string{"downtown": "a", "wilds": "b", "vault": "b"}
+	tc := startCluster(t, layout, "a", "b")
+	a, b := tc.nodes["a"], tc.nodes["b"]
+	gate := transitionNamed(t, a.world, "park-gate")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := loginAt(ctx, t, a, "sol")
+	walkIntoWilds(t, a, c, "sol", gate)
+	sb, _, _ := sessionOf(t, b, "sol")
+	if sb == nil {
+		t.Fatal("sol does not run on b")
+	}
+	key := playerKey(sb.playerID)
+	_, rev, err := a.cl.node.PlayerOwner(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.cl.node.ReleasePlayer(ctx, key, rev); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(4 * cluster.DefaultLease):
+		t.Fatal("the client is still open four lease periods after its player's record was released")
+	}
+	if err := c.Err(); err == nil || !strings.Contains(err.Error(), "no longer runs on node b") {
+		t.Errorf("client ended with %v, want the front door's reason", err)
+	}
+}

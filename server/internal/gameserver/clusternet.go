@@ -232,13 +232,15 @@ func (s *Server) watchNodes() {
 			return node != "" && node != s.nodeName() && (!ok || inc != "" && inc != live)
 		}
 		s.cl.mu.Lock()
-		var ended []*session
+		var ended, relayed []*session
 		for _, c := range s.cl.doors {
 			c.mu.Lock()
 			node, inc := c.route, c.routeInc
 			c.mu.Unlock()
 			if gone(node, inc) {
 				ended = append(ended, c)
+			} else if node != "" {
+				relayed = append(relayed, c)
 			}
 		}
 		for k, c := range s.cl.remotes {
@@ -253,6 +255,31 @@ func (s *Server) watchNodes() {
 				node = c.door
 			}
 			c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "node "+node+" is gone; log in again")
+		}
+		s.checkRelayed(relayed, period)
+	}
+}
+
+// checkRelayed ends the relayed sessions of this front door whose player's record
+// has named another node than the relay's, or none, at two looks in a row: the
+// node ended the session and its close was lost (published while NATS was away).
+// One look is not enough: during a handoff the record names the target a moment
+// before the target's first packet moves the relay there.
+func (s *Server) checkRelayed(relayed []*session, period time.Duration) {
+	for _, c := range relayed {
+		ctx, cancel := context.WithTimeout(context.Background(), period/4)
+		owner, _, err := s.cl.node.PlayerOwner(ctx, playerKey(c.playerID))
+		cancel()
+		if err != nil && !errors.Is(err, cluster.ErrNoOwner) {
+			continue // NATS cannot say
+		}
+		route, _ := c.routeOf()
+		if owner == route {
+			c.strayed = 0
+			continue
+		}
+		if c.strayed++; c.strayed >= 2 {
+			c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "the player no longer runs on node "+route+"; log in again")
 		}
 	}
 }

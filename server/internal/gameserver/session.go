@@ -55,6 +55,7 @@ type session struct {
 	route     string
 	routeInc  string // route's incarnation ("" until its first word)
 	routeRev  uint64
+	strayed   int // looks in a row that found the player's record not naming route (watchNodes' own)
 	playerRev uint64
 	released  bool // releasePlayer has given up the record at playerRev
 	moved     bool
