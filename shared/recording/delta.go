@@ -96,7 +96,7 @@ func search(cur, prev []byte, i, d int) (off, a int, ok bool) {
 	for skip := 0; skip <= alignSkip && i+skip+alignWindow <= len(cur); skip++ {
 		c := i + skip
 		lo, hi := max(c+d-alignReach, 0), min(c+d+alignReach+alignWindow, len(prev))
-		for lo+alignWindow <= hi {
+		for lo+alignWindow <= hi && best < alignConfirm {
 			p := bytes.Index(prev[lo:hi], cur[c:c+alignWindow])
 			if p < 0 {
 				break
