@@ -7,10 +7,11 @@
 // lists every frame's offset and the run's violations. Two kinds share the layout:
 //
 //   - Server recordings (server headless -record) hold every region's whole simulation
-//     state each frame (sim.Game.Snapshot), flate-compressed against the region's state
-//     the frame before and in full every KeyEvery frames, with the state hash the server
-//     computed; seeking inflates from the nearest full frame and checks each state
-//     against its hash, so the state at a seeked frame is the state the server had then.
+//     state each frame (sim.Game.Snapshot), flate-compressed as its XOR with the
+//     region's state the frame before (aligned where bytes moved: delta.go) and in full
+//     every KeyEvery frames, with the state hash the server computed; seeking inflates
+//     from the nearest full frame and checks each state against its hash, so the state
+//     at a seeked frame is the state the server had then.
 //   - Client recordings (the viewer's) hold the protocol messages a client received,
 //     grouped by the server frame that starts each packet; feeding them to a fresh
 //     replica rebuilds what the client saw.

@@ -16,6 +16,7 @@ import (
 // Recording is a decoded recording: its header and index, with the frames read on
 // demand from the data it was decoded from.
 type Recording struct {
+	Version    uint32 // the file's format version, 1..Version
 	Header     Header
 	Entries    []Entry     // every frame, in order
 	Violations []Violation // the run's, as the index lists them
@@ -33,7 +34,7 @@ func Decode(data []byte) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.run(hdr, func(c *codec) { c.header(&r.Header) }); err != nil {
+	if err := r.run(hdr, func(c *codec) { c.header(&r.Header, &r.Version) }); err != nil {
 		return nil, err
 	}
 	tr := int64(len(data) - trailerSize)
@@ -98,7 +99,7 @@ func (r *Recording) record(off int64, name string, l archive.Limits) (span, int6
 
 // run decodes a record with fn and requires it to be read to its end.
 func (r *Recording) run(s span, fn func(c *codec)) error {
-	c := &codec{a: s.a}
+	c := &codec{a: s.a, version: r.Version}
 	fn(c)
 	if c.err != nil {
 		return &Error{Offset: s.start + int64(c.at), Record: s.name, Err: c.err}
@@ -163,17 +164,7 @@ func (r *Recording) Frame(i int) (*Frame, error) {
 		out = &Frame{Frame: f.frame, Messages: f.messages}
 		states := make(map[int32][]byte, len(f.regions))
 		for _, sr := range f.regions {
-			var dict []byte
-			if !f.key {
-				var ok bool
-				if dict, ok = prev[sr.region]; !ok {
-					return nil, &Error{Offset: r.Entries[j].Offset, Record: fmt.Sprintf("frame %d", f.frame), Err: fmt.Errorf("%w: region %d is not in the frame before", ErrCorrupt, sr.region)}
-				}
-			}
-			b, err := inflate(sr.data, dict, sr.size)
-			if err == nil && hash(b) != sr.hash {
-				err = fmt.Errorf("%w: region %d's state does not match its hash", ErrCorrupt, sr.region)
-			}
+			b, err := r.state(f, sr, prev)
 			if err != nil {
 				return nil, &Error{Offset: r.Entries[j].Offset, Record: fmt.Sprintf("frame %d", f.frame), Err: err}
 			}
@@ -185,8 +176,35 @@ func (r *Recording) Frame(i int) (*Frame, error) {
 	return out, nil
 }
 
-// inflate decompresses exactly size bytes. The output grows with what the stream
-// yields, so a forged size does not allocate by itself.
+// state rebuilds a region's state of frame f from its stored form and the
+// region's states of the frame before (prev), and checks it against its hash.
+func (r *Recording) state(f *storedFrame, sr storedRegion, prev map[int32][]byte) ([]byte, error) {
+	var base []byte
+	if !f.key {
+		var ok bool
+		if base, ok = prev[sr.region]; !ok {
+			return nil, fmt.Errorf("%w: region %d is not in the frame before", ErrCorrupt, sr.region)
+		}
+	}
+	var b []byte
+	var err error
+	if r.Version == 1 {
+		b, err = inflate(sr.data, base, sr.size)
+	} else {
+		b, err = inflate(sr.data, nil, sr.size)
+		if err == nil && base != nil {
+			b = xorShifted(b, b, base, sr.shifts)
+		}
+	}
+	if err == nil && hash(b) != sr.hash {
+		err = fmt.Errorf("%w: region %d's state does not match its hash", ErrCorrupt, sr.region)
+	}
+	return b, err
+}
+
+// inflate decompresses exactly size bytes, with dict as flate's preset dictionary
+// (version 1's delta frames). The output grows with what the stream yields, so a
+// forged size does not allocate by itself.
 func inflate(data, dict []byte, size int) ([]byte, error) {
 	fr := flate.NewReaderDict(bytes.NewReader(data), dict)
 	out, err := io.ReadAll(io.LimitReader(fr, int64(size)+1))

@@ -11,7 +11,10 @@ import (
 )
 
 // Version is the recording format this code writes; Decode reads 1..Version.
-const Version uint32 = 1
+// Version 1 deflated a delta frame's region state with the state of the frame
+// before as flate's preset dictionary; version 2 deflates its XOR with that state
+// (docs/RECORDING.md has both).
+const Version uint32 = 2
 
 // The file starts with Magic and ends with the index's offset and trailerMagic.
 // "\r\n" in Magic catches a file mangled by a text-mode transfer.
@@ -170,9 +173,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // codec moves a record through an archive and keeps the first error of its own
 // (a cap or a rule the archive does not know) with the archive offset it was met at.
 type codec struct {
-	a   *archive.Archive
-	err error
-	at  int
+	a       *archive.Archive
+	version uint32 // the file's format version (frames differ by it)
+	err     error
+	at      int
 }
 
 func (c *codec) fail(err error, format string, args ...any) {
@@ -226,13 +230,12 @@ func (c *codec) blob(b *[]byte, max int, what string) {
 	*b = out
 }
 
-// header moves the header.
-func (c *codec) header(h *Header) {
+// header moves the header and the format version (packing: Version).
+func (c *codec) header(h *Header, v *uint32) {
 	a := c.a
-	v := Version
-	a.TransferUint32(&v)
-	if !a.IsPacking() && c.ok() && (v == 0 || v > Version) {
-		c.fail(ErrVersion, "version %d, this code reads 1..%d", v, Version)
+	a.TransferUint32(v)
+	if !a.IsPacking() && c.ok() && (*v == 0 || *v > Version) {
+		c.fail(ErrVersion, "version %d, this code reads 1..%d", *v, Version)
 		return
 	}
 	k := byte(h.Kind)
@@ -273,8 +276,14 @@ type storedFrame struct {
 type storedRegion struct {
 	region int32
 	hash   uint64
-	size   int    // inflated bytes
-	data   []byte // deflated, against the region's previous state unless key
+	size   int // inflated bytes
+	// shifts pair the state's bytes with the previous state's (version 2, delta
+	// frames only; delta.go).
+	shifts []shift
+	// data is the state deflated; unless key, of the state XOR the region's
+	// previous state as shifts pair them (version 1: with that state as the
+	// preset dictionary).
+	data []byte
 }
 
 // maxDeflated bounds a deflated state: flate's stored blocks add 5 bytes per 64 KiB.
@@ -288,6 +297,9 @@ func (c *codec) frame(f *storedFrame) {
 		a.TransferInt32(&r.region)
 		a.TransferUint64(&r.hash)
 		c.size(&r.size, MaxSnapshot, "region state size")
+		if c.version >= 2 {
+			c.shifts(r, f.key)
+		}
 		c.blob(&r.data, maxDeflated, "deflated region state")
 	})
 	if c.ok() && len(f.regions) > MaxRegions {
@@ -297,6 +309,43 @@ func (c *codec) frame(f *storedFrame) {
 	archive.TransferSlice(a, &f.messages, func(a *archive.Archive, m *Message) {
 		a.TransferUint32(&m.ID)
 		c.blob(&m.Payload, MaxPayload, "message")
+	})
+}
+
+// shifts moves a version 2 region state's shifts: each an u64 byte of the state
+// (increasing, below its size) and an i64 offset into the previous state. A key
+// frame's states have none.
+func (c *codec) shifts(r *storedRegion, key bool) {
+	n, last := 0, -1
+	archive.TransferSlice(c.a, &r.shifts, func(a *archive.Archive, s *shift) {
+		if !c.ok() {
+			return
+		}
+		at := a.Offset()
+		from, off := uint64(s.at), int64(s.off)
+		a.TransferUint64(&from)
+		a.TransferInt64(&off)
+		if a.IsPacking() || !c.ok() {
+			return
+		}
+		n++
+		switch {
+		case key:
+			c.fail(ErrCorrupt, "a key frame's region state with shifts")
+		case n > maxShifts:
+			c.fail(ErrTooLarge, "more than %d shifts", maxShifts)
+		case from >= uint64(r.size):
+			c.fail(ErrCorrupt, "a shift at byte %d of a state of %d bytes", from, r.size)
+		case int(from) <= last:
+			c.fail(ErrCorrupt, "a shift at byte %d after one at byte %d", from, last)
+		case off < -MaxSnapshot || off > MaxSnapshot:
+			c.fail(ErrCorrupt, "a shift by %d bytes", off)
+		}
+		if !c.ok() {
+			c.at = at
+			return
+		}
+		s.at, s.off, last = int(from), int(off), int(from)
 	})
 }
 

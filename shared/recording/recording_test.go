@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/fnv"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -236,8 +238,8 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 // smallRecording is a seed for the fuzzer: small enough for it to mutate quickly
-// (a default-world header alone is 100 KB), with key and delta frames, messages
-// and violations.
+// (a default-world header alone is 100 KB), with key and delta frames (a shift in
+// one), messages and violations.
 func smallRecording(t testing.TB, kind recording.Kind) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -249,7 +251,8 @@ func smallRecording(t testing.TB, kind recording.Kind) []byte {
 	for f := uint64(1); f <= 3; f++ {
 		fr := recording.Frame{Frame: f}
 		if kind == recording.Server {
-			state := bytes.Repeat([]byte{byte(f), 1, 2, 3}, 8)
+			// Frame 2 (a delta frame) inserts a byte: its state has a shift.
+			state := slices.Concat([]byte("0123456789abcdef"), bytes.Repeat([]byte{byte(f)}, int(f)), []byte("ghijklmnopqrstuvwxyzABCD"))
 			h := fnv.New64a()
 			h.Write(state)
 			fr.Regions = []recording.RegionState{{Region: 1, Hash: h.Sum64(), Snapshot: state}}
@@ -272,6 +275,11 @@ func FuzzDecode(f *testing.F) {
 		f.Add(good)
 		f.Add(good[:len(good)/2])
 	}
+	v1, err := os.ReadFile(filepath.Join("testdata", "v1-small.rec")) // smallRecording's server recording, version 1
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(v1)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := recording.Decode(data)
 		if err != nil {
@@ -357,8 +365,9 @@ func TestSizeCaps(t *testing.T) {
 			p.TransferInt32(&region)
 			p.TransferUint64(&hash)
 			fieldAt := p.Offset()
-			size, blb := tt.size, tt.blb
+			size, blb, zero := tt.size, tt.blb, 0
 			p.TransferUint64(&size)
+			p.TransferCount(&zero)                // no shifts
 			if tt.size <= recording.MaxSnapshot { // the blob's length is the bad field
 				fieldAt = p.Offset()
 			}
@@ -367,7 +376,6 @@ func TestSizeCaps(t *testing.T) {
 				var b byte
 				p.TransferByte(&b)
 			}
-			zero := 0
 			p.TransferCount(&zero)
 			rec := bytes.Clone(p.Bytes())
 			ip := archive.NewPacker(archive.Disk, archive.AllChannels)

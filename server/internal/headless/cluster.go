@@ -130,24 +130,17 @@ type clusterReport struct {
 		AOIRegionChecks int               `json:"aoiRegionChecks"` // bot-frames checked for another region's entities
 		HandoffCompared string            `json:"handoffCompared"`
 	} `json:"checks"`
-	Walks      int                 `json:"portalWalks"`
-	Violations int                 `json:"violations"`
-	Listed     []headlessViolation `json:"violationList"`
+	Walks int `json:"portalWalks"`
+	violationList
 }
 
 func (r *clusterReport) violate(v headlessViolation) {
-	r.Violations++
 	r.OK = false
-	if len(r.Listed) < maxListed {
-		r.Listed = append(r.Listed, v)
-	}
+	r.add(v)
 }
 
 func (r *clusterReport) summary(w io.Writer) {
-	status := "ok"
-	if !r.OK {
-		status = "FAIL"
-	}
+	status := okOrFail(r.OK)
 	h, c := &r.Handoffs, &r.Checks
 	fmt.Fprintf(w, "headless: %s: cluster of %d nodes, %d frames, %d bots, seed %d, %.1f s wall\n",
 		status, r.Nodes, r.Frames, r.Bots, r.Seed, r.WallSeconds)
@@ -159,14 +152,7 @@ func (r *clusterReport) summary(w io.Writer) {
 	if r.Failure != "" {
 		fmt.Fprintf(w, "headless: failed: %s\n", r.Failure)
 	}
-	fmt.Fprintf(w, "headless: %d violations\n", r.Violations)
-	for i, v := range r.Listed {
-		if i == 10 {
-			fmt.Fprintf(w, "headless:   ... (%d more in the report)\n", r.Violations-10)
-			break
-		}
-		fmt.Fprintf(w, "headless:   frame %d: %s: bot %d entity %d: %s\n", v.Frame, v.Check, v.Bot, v.Entity, firstLine(v.What))
-	}
+	r.violationList.summary(w)
 }
 
 // checksRan flags the checks that checked nothing: a run that never handed a

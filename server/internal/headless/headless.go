@@ -237,6 +237,40 @@ type headlessViolation struct {
 // maxListed caps the violations the report lists (all are counted).
 const maxListed = 200
 
+// violationList is a report's violations: all counted, the first maxListed
+// listed. The reports embed it where their JSON has its two fields.
+type violationList struct {
+	Violations int                 `json:"violations"`
+	Listed     []headlessViolation `json:"violationList"`
+}
+
+func (l *violationList) add(v headlessViolation) {
+	l.Violations++
+	if len(l.Listed) < maxListed {
+		l.Listed = append(l.Listed, v)
+	}
+}
+
+// summary writes the count and the first ten violations.
+func (l *violationList) summary(w io.Writer) {
+	fmt.Fprintf(w, "headless: %d violations\n", l.Violations)
+	for i, v := range l.Listed {
+		if i == 10 {
+			fmt.Fprintf(w, "headless:   ... (%d more in the report)\n", l.Violations-10)
+			break
+		}
+		fmt.Fprintf(w, "headless:   frame %d: %s: bot %d entity %d: %s\n", v.Frame, v.Check, v.Bot, v.Entity, firstLine(v.What))
+	}
+}
+
+// okOrFail is a summary's status word.
+func okOrFail(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "FAIL"
+}
+
 // headlessReport is the JSON report.
 type headlessReport struct {
 	OK       bool   `json:"ok"`
@@ -299,14 +333,13 @@ type headlessReport struct {
 		ExactFrames    int  `json:"exactFrames"`
 		ContactDesyncs int  `json:"contactDesyncs"`
 	} `json:"drift"`
-	Invariants string              `json:"invariants"` // how the simulation invariants were checked
-	BytesIn    int64               `json:"bytesIn"`    // all bots
-	BytesOut   int64               `json:"bytesOut"`
-	BotReports []bot.Report        `json:"bot"`
-	Violations int                 `json:"violations"`
-	Listed     []headlessViolation `json:"violationList"`
-	XDump      string              `json:"xdump,omitempty"`      // the final state's file
-	XDumpFrame uint64              `json:"xdumpFrame,omitempty"` // the frame the final state is at
+	Invariants string       `json:"invariants"` // how the simulation invariants were checked
+	BytesIn    int64        `json:"bytesIn"`    // all bots
+	BytesOut   int64        `json:"bytesOut"`
+	BotReports []bot.Report `json:"bot"`
+	violationList
+	XDump      string `json:"xdump,omitempty"`      // the final state's file
+	XDumpFrame uint64 `json:"xdumpFrame,omitempty"` // the frame the final state is at
 	// InvariantChecks counts the states checked: every frame the server ran, and
 	// the final state's xdump.
 	InvariantChecks int `json:"invariantChecks"`
@@ -343,18 +376,12 @@ func (r *headlessReport) violate(v headlessViolation) {
 	if r.onViolate != nil {
 		r.onViolate(v)
 	}
-	r.Violations++
 	r.OK = false
-	if len(r.Listed) < maxListed {
-		r.Listed = append(r.Listed, v)
-	}
+	r.add(v)
 }
 
 func (r *headlessReport) summary(w io.Writer) {
-	status := "ok"
-	if !r.OK {
-		status = "FAIL"
-	}
+	status := okOrFail(r.OK)
 	net := r.Net
 	if net == "" {
 		net = "none"
@@ -379,14 +406,7 @@ func (r *headlessReport) summary(w io.Writer) {
 	if r.Failure != "" {
 		fmt.Fprintf(w, "headless: failed: %s\n", r.Failure)
 	}
-	fmt.Fprintf(w, "headless: %d violations\n", r.Violations)
-	for i, v := range r.Listed {
-		if i == 10 {
-			fmt.Fprintf(w, "headless:   ... (%d more in the report)\n", r.Violations-10)
-			break
-		}
-		fmt.Fprintf(w, "headless:   frame %d: %s: bot %d entity %d: %s\n", v.Frame, v.Check, v.Bot, v.Entity, firstLine(v.What))
-	}
+	r.violationList.summary(w)
 }
 
 func firstLine(s string) string {

@@ -314,3 +314,48 @@ func TestChecksRan(t *testing.T) {
 		}
 	}
 }
+
+// TestViolationList: both reports count every violation, list the first
+// maxListed, fail, and carry the two in their JSON as "violations" and
+// "violationList".
+func TestViolationList(t *testing.T) {
+	t.Parallel()
+	hr := &headlessReport{OK: true}
+	cr := &clusterReport{OK: true}
+	var seen int
+	hr.onViolate = func(headlessViolation) { seen++ }
+	reports := []struct {
+		name    string
+		violate func(headlessViolation)
+		ok      *bool
+		report  any
+	}{
+		{"headless", hr.violate, &hr.OK, hr},
+		{"cluster", cr.violate, &cr.OK, cr},
+	}
+	for _, r := range reports {
+		for i := range maxListed + 3 {
+			r.violate(headlessViolation{Frame: uint64(i), Check: "aoi"})
+		}
+		if *r.ok {
+			t.Errorf("%s: still ok after violations", r.name)
+		}
+		b, err := json.Marshal(r.report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Violations int                 `json:"violations"`
+			Listed     []headlessViolation `json:"violationList"`
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Violations != maxListed+3 || len(got.Listed) != maxListed || got.Listed[maxListed-1].Frame != maxListed-1 {
+			t.Errorf("%s: JSON has %d violations, %d listed; want %d, the first %d", r.name, got.Violations, len(got.Listed), maxListed+3, maxListed)
+		}
+	}
+	if seen != maxListed+3 {
+		t.Errorf("the headless report's onViolate saw %d violations, want %d", seen, maxListed+3)
+	}
+}

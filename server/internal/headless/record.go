@@ -3,6 +3,8 @@ package headless
 import (
 	"bufio"
 	"fmt"
+	"hash"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +13,9 @@ import (
 	"time"
 
 	"github.com/twinframe/twinframe/server/internal/gameserver"
+	"github.com/twinframe/twinframe/shared/archive"
 	"github.com/twinframe/twinframe/shared/recording"
+	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/world"
 )
 
@@ -32,6 +36,8 @@ type frameRecorder struct {
 	w          *recording.Writer
 	regions    []int32 // the world's region ids, in the games' order
 	frame      recording.Frame
+	packers    []*archive.Archive // each region's state, packed (reused)
+	hash       hash.Hash64
 	err        error // the first write error; recording stops there
 	spent      time.Duration
 	closed     bool
@@ -52,7 +58,7 @@ func newFrameRecorder(path, origin string, seed uint64, w *world.World) (*frameR
 	if err != nil {
 		return nil, err
 	}
-	r := &frameRecorder{f: f, bw: bufio.NewWriterSize(f, 1<<20)}
+	r := &frameRecorder{f: f, bw: bufio.NewWriterSize(f, 1<<20), hash: fnv.New64a()}
 	if r.w, err = recording.NewWriter(r.bw, h); err != nil {
 		f.Close()
 		return nil, err
@@ -82,14 +88,34 @@ func (r *frameRecorder) onFrame(v gameserver.FrameView) {
 	r.frame.Frame = v.Frame
 	r.frame.Regions = r.frame.Regions[:0]
 	for i, g := range v.Games {
-		snap, err := g.Snapshot()
+		snap, hash, err := r.state(i, g)
 		if err != nil {
 			r.err = fmt.Errorf("record: frame %d: %w", v.Frame, err)
 			return
 		}
-		r.frame.Regions = append(r.frame.Regions, recording.RegionState{Region: r.regions[i], Hash: g.StateHash(), Snapshot: snap})
+		r.frame.Regions = append(r.frame.Regions, recording.RegionState{Region: r.regions[i], Hash: hash, Snapshot: snap})
 	}
 	r.err = r.w.WriteFrame(&r.frame)
+}
+
+// state serializes region i's game once, as sim.Game.Snapshot does, into the
+// region's packer (reused from frame to frame: WriteFrame copies what it keeps),
+// and hashes those bytes as sim.Game.StateHash does: serializing is most of what
+// either costs.
+func (r *frameRecorder) state(i int, g *sim.Game) ([]byte, uint64, error) {
+	for len(r.packers) <= i {
+		r.packers = append(r.packers, archive.NewPacker(archive.Disk, archive.AllChannels))
+	}
+	p := r.packers[i]
+	p.Reset(archive.Disk, archive.AllChannels)
+	p.TransferObject(g)
+	if err := p.Err(); err != nil {
+		return nil, 0, err
+	}
+	snap := p.Bytes()
+	r.hash.Reset()
+	r.hash.Write(snap)
+	return snap, r.hash.Sum64(), nil
 }
 
 // hookTime returns the wall time spent recording since the last call (taken out of

@@ -1,14 +1,18 @@
 package headless
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
 
+	"github.com/twinframe/twinframe/server/internal/gameserver"
 	"github.com/twinframe/twinframe/shared/recording"
 	"github.com/twinframe/twinframe/shared/sim"
+	"github.com/twinframe/twinframe/shared/world"
 )
 
 // TestHeadlessRecord: -record writes every frame the server stepped with every
@@ -112,5 +116,76 @@ func TestViolationEntities(t *testing.T) {
 		if got := violationEntities(tt.v, tt.extra); !slices.Equal(got, tt.want) {
 			t.Errorf("violationEntities(%+v, %v) = %v, want %v", tt.v, tt.extra, got, tt.want)
 		}
+	}
+}
+
+// TestRecorderFrames: the recorder stores each region's state as sim.Game's
+// Snapshot and StateHash have it, serializing it once into a packer it reuses,
+// so that a recorded frame allocates next to nothing.
+func TestRecorderFrames(t *testing.T) {
+	w, err := world.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "run.rec")
+	r, err := newFrameRecorder(path, "test", 5, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var games []*sim.Game
+	for _, reg := range w.Regions {
+		g, err := sim.New(w, &sim.Options{Region: reg.ID, Seed: sim.RegionSeed(5, reg.ID)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		games = append(games, g)
+	}
+	step := func() gameserver.FrameView {
+		for _, g := range games {
+			if err := g.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return gameserver.FrameView{Frame: games[0].Frame(), Games: games}
+	}
+	for range 3 {
+		r.onFrame(step())
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		for i, g := range games {
+			want, err := g.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := r.frame.Regions[i]
+			if !bytes.Equal(got.Snapshot, want) || got.Hash != g.StateHash() {
+				t.Fatalf("frame %d region %d: %d bytes hash %x, the game's Snapshot %d bytes StateHash %x",
+					g.Frame(), got.Region, len(got.Snapshot), got.Hash, len(want), g.StateHash())
+			}
+		}
+	}
+	// The games step between the frames measured: only the recorder's
+	// allocations count.
+	const frames = 30
+	var mallocs uint64
+	var ms runtime.MemStats
+	for range frames {
+		v := step()
+		runtime.ReadMemStats(&ms)
+		before := ms.Mallocs
+		r.onFrame(v)
+		runtime.ReadMemStats(&ms)
+		mallocs += ms.Mallocs - before
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	// The index grows by an entry a frame: an append now and then.
+	if per := float64(mallocs) / frames; per > 2 {
+		t.Errorf("%.1f allocations a recorded frame, want at most 2", per)
+	}
+	if err := r.close(games[0].Frame(), ""); err != nil {
+		t.Fatal(err)
 	}
 }
