@@ -103,12 +103,14 @@ proto-release: setup
 	protoc -I shared/protocol/pb --include_imports --descriptor_set_out=$(PROTO_RELEASE) twinframe.proto
 
 ## wasm: the browser viewer (web/viewer.wasm) and the wasm_exec.js of this Go. Without
-## symbols, DWARF and file paths (-s -w -trimpath: 0.7 MB less), gzipped at -9 for the
-## server to send as it is (web/web.go). Binaryen's wasm-opt -O2 shrinks a Go wasm by
-## under 1 % (gzipped: 0.5 %) and takes minutes: not used.
+## symbols, DWARF and file paths (-s -w -trimpath: 0.7 MB less), gzipped at -9 and
+## brotli at 11 (what pages get, ≤ 3.5 MB; ≈ 2.5 min when the wasm changed, a second
+## when not) for the server to send as they are (web/web.go). Binaryen's wasm-opt -O2
+## shrinks a Go wasm by under 1 % (gzipped: 0.5 %) and takes minutes: not used.
 wasm:
 	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags='-s -w' -o web/viewer.wasm ./wasm
 	gzip -kf9 web/viewer.wasm
+	$(GO) run ./web/precompress/wasmbr web/viewer.wasm
 	cp "$(WASM_EXEC_DIR)/wasm_exec.js" web/wasm_exec.js
 
 ## run: the server on http://127.0.0.1:8080 (ADDR=host:port to change) with the embedded

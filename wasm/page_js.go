@@ -5,8 +5,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -367,7 +365,9 @@ func publish(v *scene.View) func() {
 	}
 }
 
-// readRecording fetches the recording at rawURL (relative to the page).
+// readRecording fetches the recording at rawURL (relative to the page) with the page's
+// fetch: net/http's client would link its transport, TLS and x509 into the wasm (about
+// 4 MB of code) for this one request.
 func readRecording(rawURL string) ([]byte, error) {
 	base, err := url.Parse(js.Global().Get("location").Get("href").String())
 	if err != nil {
@@ -377,15 +377,55 @@ func readRecording(rawURL string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := http.Get(u.String())
+	res, err := await(js.Global().Call("fetch", u.String()))
 	if err != nil {
 		return nil, err
 	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s", res.Status)
+	if st := res.Get("status").Int(); st != 200 {
+		return nil, fmt.Errorf("%s", strings.TrimSpace(fmt.Sprintf("%d %s", st, res.Get("statusText").String())))
 	}
-	return io.ReadAll(io.LimitReader(res.Body, maxRecordingFile))
+	// Refuse an oversized file before reading its body when its length is declared.
+	if n, err := strconv.ParseInt(res.Get("headers").Call("get", "Content-Length").String(), 10, 64); err == nil && n > maxRecordingFile {
+		return nil, fmt.Errorf("%d bytes, more than the %d a recording may have", n, maxRecordingFile)
+	}
+	buf, err := await(res.Call("arrayBuffer"))
+	if err != nil {
+		return nil, err
+	}
+	n := buf.Get("byteLength").Int()
+	if n > maxRecordingFile {
+		return nil, fmt.Errorf("%d bytes, more than the %d a recording may have", n, maxRecordingFile)
+	}
+	b := make([]byte, n)
+	js.CopyBytesToGo(b, js.Global().Get("Uint8Array").New(buf))
+	return b, nil
+}
+
+// await blocks until the promise p settles, and gives its value or its rejection
+// (the wasm's other goroutines and the page's event loop run meanwhile).
+func await(p js.Value) (js.Value, error) {
+	type result struct {
+		v   js.Value
+		err error
+	}
+	done := make(chan result, 1)
+	onOK := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		done <- result{v: args[0]}
+		return nil
+	})
+	onErr := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		msg := args[0].String()
+		if args[0].Type() == js.TypeObject && args[0].Get("message").Type() == js.TypeString {
+			msg = args[0].Get("message").String()
+		}
+		done <- result{err: fmt.Errorf("%s", msg)}
+		return nil
+	})
+	defer onOK.Release()
+	defer onErr.Release()
+	p.Call("then", onOK, onErr)
+	r := <-done
+	return r.v, r.err
 }
 
 // maxRecordingFile caps a recording the page fetches (a 1,200-frame headless run

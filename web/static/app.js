@@ -22,11 +22,17 @@
 
   function fmtBytes(n) { return (n / (1 << 20)).toFixed(1) + " MB"; }
 
+  // The wasm comes brotli-encoded: decoded by the browser when it offers br (Chromium
+  // does on loopback and HTTPS origins), or else, as the request offers, by the vendored
+  // decoder here (X-Page-Encoding: br), which is loaded only then.
   async function fetchWasm(url) {
-    const res = await fetch(url);
+    const res = await fetch(url, { headers: { "X-Page-Decodes": "br" } });
     if (!res.ok) throw new Error(`${url}: ${res.status} ${(await res.text()).trim()}`);
-    // With Content-Encoding the body arrives decompressed, so count against the raw size.
-    const total = Number(res.headers.get("X-Uncompressed-Length")) ||
+    const pageDecodes = res.headers.get("X-Page-Encoding") === "br";
+    const decoder = pageDecodes ? import("./brotli/decode.min.js") : null;
+    // With Content-Encoding the body arrives decompressed, so count against the raw size;
+    // a body the page decodes arrives as sent, so count against its Content-Length.
+    const total = (!pageDecodes && Number(res.headers.get("X-Uncompressed-Length"))) ||
       (res.headers.get("Content-Encoding") ? 0 : Number(res.headers.get("Content-Length"))) || 0;
     const reader = res.body.getReader();
     const chunks = [];
@@ -42,7 +48,11 @@
     const bytes = new Uint8Array(got);
     let off = 0;
     for (const c of chunks) { bytes.set(c, off); off += c.length; }
-    return bytes;
+    if (!pageDecodes) return bytes;
+    mark("downloaded");
+    $("progress-text").textContent = `decoding ${fmtBytes(got)}…`;
+    const { BrotliDecode } = await decoder;
+    return BrotliDecode(new Int8Array(bytes.buffer));
   }
 
   async function start() {

@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/twinframe/twinframe/internal/testenv"
 	"github.com/twinframe/twinframe/web"
+	"github.com/twinframe/twinframe/web/precompress"
 )
 
 // ChromiumPath is Debian's chromium, which make setup installs.
@@ -55,6 +56,11 @@ func BuildWasm(t *testing.T, pkg string) string {
 		if out, err := exec.Command(gz, "-k", "-6", filepath.Join(dir, web.WasmFile)).CombinedOutput(); err != nil {
 			t.Fatalf("gzip: %v\n%s", err, out)
 		}
+	}
+	// And the brotli copy that make wasm writes (at a fast quality: the tests need a
+	// valid file, not its size), which the page gets natively or decodes itself.
+	if _, err := precompress.Brotli(filepath.Join(dir, web.WasmFile), precompress.Fast); err != nil {
+		t.Fatalf("brotli: %v", err)
 	}
 	t.Logf("wasm built in %v", time.Since(start).Round(time.Millisecond))
 	return dir
