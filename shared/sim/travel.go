@@ -106,6 +106,24 @@ func (g *Game) Emigrate(id EntityID) ([]byte, error) {
 	return p.Bytes(), nil
 }
 
+// IDEpoch is how far SkipIDs moves a game's next id: far more ids than a region
+// hands out between two saves of its state.
+const IDEpoch EntityID = 1 << 24
+
+// SkipIDs moves the next id the game hands out IDEpoch further. A game that
+// continues another run of its region from that run's save (a region taken over
+// by another server) calls it before it steps: the other run may have handed out
+// ids after the save to entities that then left for other regions, keeping their
+// ids; those ids must not be handed out again, and Immigrate must take such an
+// entity back (it takes an id of the game's own block only below the next id).
+func (g *Game) SkipIDs() error {
+	if g.lastID-g.nextID < IDEpoch {
+		return fmt.Errorf("sim: region %d's entity ids are used up (next %d, last %d)", g.Home().id, g.nextID, g.lastID)
+	}
+	g.nextID += IDEpoch
+	return nil
+}
+
 // Immigrate unpacks an entity packed by Emigrate (in another game) into this game at
 // marker, a marker of the game's region (normally the arrival marker of the
 // Departure). The entity keeps its id, prototype, owner, seed and every other saved

@@ -263,3 +263,51 @@ func TestImmigrateCooldownFromAnotherCount(t *testing.T) {
 		t.Fatalf("no fire within %d frames of arriving (source at frame %d, target at %d)", cooldown+1, src.Frame(), dst.Frame())
 	}
 }
+
+// TestSkipIDs: a region restored from a save taken before its earlier run handed
+// out an id to an entity that then left takes that entity back after SkipIDs (and
+// refuses it without), and never hands the id out again.
+func TestSkipIDs(t *testing.T) {
+	t.Parallel()
+	_, _, deps := walkIn(t, 1)
+	dep := deps[0]
+	g, err := New(defaultWorld(t), &Options{Seed: 3, Region: dep.Region, NoPopulation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at mgl32.Vec2
+	for _, m := range g.World().Markers {
+		if m.ID == dep.Marker {
+			at = m.Pos
+		}
+	}
+	saved, err := g.Snapshot()
+	must(t, err)
+	x, err := g.Spawn(protoAvatar, g.Home().ID(), at, 0)
+	must(t, err)
+	b, err := g.Emigrate(x) // left for another region, after the save
+	must(t, err)
+
+	restore := func() *Game {
+		h, err := Restore(g.World(), saved, &g.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	if _, err := restore().Immigrate(b, dep.Marker); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("without SkipIDs, the traveller's return: %v, want ErrCorrupt", err)
+	}
+	h := restore()
+	must(t, h.SkipIDs())
+	id, err := h.Immigrate(b, dep.Marker)
+	if err != nil || id != x {
+		t.Fatalf("after SkipIDs the traveller %d returns as %d, %v", x, id, err)
+	}
+	y, err := h.Spawn(protoAvatar, h.Home().ID(), at.Add(mgl32.Vec2{3, 0}), 0)
+	must(t, err)
+	if y < x+IDEpoch {
+		t.Errorf("the restored game hands out %d after the traveller's %d", y, x)
+	}
+	run(t, h, 5)
+}

@@ -142,6 +142,16 @@ func (s *Server) runRegion(e cluster.Event, sv store.RegionSave) {
 			s.log.Info("region restored", "region", r.name, "frame", sv.Frame, "fence", sv.Fence, "saves", sv.Saves)
 		}
 	}
+	// This run continues an earlier one (from its save, or from scratch if it left
+	// none): ids that run handed out after its save may live on in travellers.
+	// Skip them, and save at once, so that a run after this one skips past this
+	// run's ids too.
+	if err := r.game.SkipIDs(); err != nil {
+		s.log.Error("region run without skipping its earlier run's ids: a traveller may meet its id twice", "region", r.name, "err", err)
+	}
+	if sv, ok := s.packRegion(r); ok {
+		go s.writeRegion(sv)
+	}
 	r.live = true
 	s.setLive()
 	s.log.Info("region gained", "region", r.name, "node", s.nodeName(), "frame", r.game.Frame())
