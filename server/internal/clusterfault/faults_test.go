@@ -113,7 +113,7 @@ func (c *tcluster) round(t *testing.T, rng *rand.Rand, round int, k faultKind, p
 	// (an avatar put back in a portal travels only once it walks out and in) and
 	// takes about the same time every round, and an armed node restarted meanwhile
 	// finds it standing there, saved.
-	c.exactlyOnce(c.player(name))
+	p = c.ensure(t, p, name, rng)
 	_ = p.c.Stop()
 	time.Sleep(100 * time.Millisecond)
 	src, from := c.exactlyOnce(c.player(name))
@@ -254,6 +254,30 @@ func (c *tcluster) round(t *testing.T, rng *rand.Rand, round int, k faultKind, p
 	outcomes[k.String()+": "+travelled]++
 	t.Logf("round %2d %-32s delay %4dms: %s, %s; runs on %s in %s%s", round, k, delay.Milliseconds(), travelled, outcome, node, region, regionLoss)
 	return p
+}
+
+// ensure returns p once its player exists exactly once, or a new client logged
+// in at a random door if p's was closed meanwhile (a node that loses a region's
+// lease while NATS is away ends its players' sessions there, even after the
+// round that cut NATS off has seen the player run on).
+func (c *tcluster) ensure(t *testing.T, p *player, name string, rng *rand.Rand) *player {
+	t.Helper()
+	pl := c.player(name)
+	deadline := time.Now().Add(slow)
+	for {
+		if !p.connected() {
+			p.close()
+			p, _ = c.login(name, c.randomDoor(rng))
+		}
+		_, _, why := c.once(pl)
+		if why == "" {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("player %s does not exist exactly once and its client is open: %s", name, why)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // outOf is a point 5 m out of the portal out of region, towards the arrival
