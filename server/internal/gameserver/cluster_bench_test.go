@@ -101,59 +101,76 @@ func reportLatency(b *testing.B, d []time.Duration) {
 
 // BenchmarkClusterPing measures what the front door adds to a client message: a
 // ping's round trip (client → server → pong in the next frame's packet → client)
-// with the player run by the node the client is connected to ("direct"), and by
-// another node through that node's front door ("relayed": one NATS hop each way).
-// The frame period is 1 ms, so that waiting for the frame does not hide the hops.
+// on a single-process server ("single"), on a cluster node that runs the player
+// and holds its websocket ("direct"), and through another node's front door
+// ("relayed": one NATS hop each way). Each op pings the three in turn, so that a
+// loaded machine's stalls fall on all three alike. The frame period is 3 ms, so
+// that waiting for the frame does not hide the hops (at 1 ms the loop does not
+// keep time on a 2-core machine and every round trip lands on 20 ms).
 func BenchmarkClusterPing(b *testing.B) {
-	layout := map[string]string{"downtown": "a", "wilds": "b", "vault": "b"}
-	tc := startClusterWith(b, layout, func(_ string, c *Config) {
+	fast := func(c *Config) {
 		c.NoPopulation = true
-		c.Period = time.Millisecond
-	}, "a", "b")
+		c.Period = 3 * time.Millisecond
+	}
+	layout := map[string]string{"downtown": "a", "wilds": "b", "vault": "b"}
+	tc := startClusterWith(b, layout, func(_ string, c *Config) { fast(c) }, "a", "b")
+	single := startServer(b, "", fast)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	for _, bc := range []struct {
+	type pinger struct {
+		name string
+		c    *tfclient.Client
+		pong chan time.Time
+		rtt  []time.Duration
+	}
+	var ps []*pinger
+	for _, d := range []struct {
 		name string
 		door *testServer
-	}{{"direct", tc.nodes["a"]}, {"relayed", tc.nodes["b"]}} {
-		b.Run(bc.name, func(b *testing.B) {
-			pong := make(chan time.Time, 1)
-			c, err := tfclient.Dial(ctx, bc.door.url, &tfclient.Options{Name: "pinger-" + bc.name, PingInterval: time.Hour,
-				OnMessage: func(m proto.Message) {
-					if p, ok := m.(*pb.NetMessagePong); ok && p.GetClientTimeMicros() == 1 {
-						pong <- time.Now()
-					}
-				}})
-			if err != nil {
+	}{{"single", single}, {"direct", tc.nodes["a"]}, {"relayed", tc.nodes["b"]}} {
+		p := &pinger{name: d.name, pong: make(chan time.Time, 1)}
+		c, err := tfclient.Dial(ctx, d.door.url, &tfclient.Options{Name: "pinger-" + d.name, PingInterval: time.Hour,
+			OnMessage: func(m proto.Message) {
+				if pm, ok := m.(*pb.NetMessagePong); ok && pm.GetClientTimeMicros() == 1 {
+					p.pong <- time.Now()
+				}
+			}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		if err := c.WaitReady(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if _, name := c.Region(); name != "downtown" {
+			b.Fatalf("the %s pinger is in %q", d.name, name)
+		}
+		p.c = c
+		ps = append(ps, p)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, p := range ps {
+			t0 := time.Now()
+			if err := p.c.Send(&pb.NetMessagePing{ClientTimeMicros: 1}); err != nil {
 				b.Fatal(err)
 			}
-			defer c.Close()
-			if err := c.WaitReady(ctx); err != nil {
-				b.Fatal(err)
+			select {
+			case t1 := <-p.pong:
+				p.rtt = append(p.rtt, t1.Sub(t0))
+			case <-time.After(10 * time.Second):
+				b.Fatalf("%s: no pong in 10 s", p.name)
 			}
-			if _, name := c.Region(); name != "downtown" {
-				b.Fatalf("the pinger is in %q", name)
-			}
-			rtt := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				if err := c.Send(&pb.NetMessagePing{ClientTimeMicros: 1}); err != nil {
-					b.Fatal(err)
-				}
-				select {
-				case t1 := <-pong:
-					rtt = append(rtt, t1.Sub(t0))
-				case <-time.After(10 * time.Second):
-					b.Fatal("no pong in 10 s")
-				}
-			}
-			b.StopTimer()
-			slices.Sort(rtt)
-			p := func(q float64) float64 { return float64(rtt[int(q*float64(len(rtt)-1))]) / float64(time.Microsecond) }
-			b.ReportMetric(p(0.5), "p50-µs")
-			b.ReportMetric(p(0.99), "p99-µs")
-		})
+		}
+	}
+	b.StopTimer()
+	q := func(d []time.Duration, f float64) float64 {
+		return float64(d[int(f*float64(len(d)-1))]) / float64(time.Microsecond)
+	}
+	for _, p := range ps {
+		slices.Sort(p.rtt)
+		b.ReportMetric(q(p.rtt, 0.5), p.name+"-p50-µs")
+		b.ReportMetric(q(p.rtt, 0.99), p.name+"-p99-µs")
 	}
 }
 
