@@ -319,8 +319,9 @@ func (c *tcluster) logOf(name string) string {
 
 // status is a node's /status page, as the deity sees it.
 type status struct {
-	frame    uint64
+	frame    uint64            // the first region's the node runs
 	regions  map[string]string // region → node
+	frames   map[string]uint64 // region → its frame, for the regions the node runs
 	sessions []statusSession
 	body     string
 }
@@ -334,7 +335,7 @@ type statusSession struct {
 
 var (
 	frameRe   = regexp.MustCompile(`Game frame (\d+)`)
-	regionRe  = regexp.MustCompile(`<tr><td>\d+</td><td>(\w+)</td><td>\d+</td><td>\d+</td><td>([^<]*)</td>`)
+	regionRe  = regexp.MustCompile(`<tr><td>\d+</td><td>(\w+)</td><td>\d+</td><td>\d+</td><td>([^<]*)</td><td>[^<]*</td><td>[^<]*</td><td>(\d+|—)</td></tr>`)
 	sessionRe = regexp.MustCompile(`<tr><td>\d+</td><td>([^<]*)</td><td>[A-Z_]+</td><td>(\d+)</td><td>([^<]*)</td><td>(-?[\d.]+)</td><td>(-?[\d.]+)</td><td>\d+</td><td>(\d+)</td>`)
 	// /status looks up the owners of the regions a node does not run: while NATS
 	// is down that takes the node its 5 s deadline.
@@ -363,12 +364,15 @@ func (c *tcluster) status(name string) (status, error) {
 	if resp.StatusCode != http.StatusOK {
 		return status{}, fmt.Errorf("%s: %s", resp.Status, b)
 	}
-	st := status{regions: map[string]string{}, body: string(b)}
+	st := status{regions: map[string]string{}, frames: map[string]uint64{}, body: string(b)}
 	if m := frameRe.FindSubmatch(b); m != nil {
 		st.frame, _ = strconv.ParseUint(string(m[1]), 10, 64)
 	}
 	for _, m := range regionRe.FindAllStringSubmatch(st.body, -1) {
 		st.regions[m[1]] = m[2]
+		if f, err := strconv.ParseUint(m[3], 10, 64); err == nil {
+			st.frames[m[1]] = f
+		}
 	}
 	for _, m := range sessionRe.FindAllStringSubmatch(st.body, -1) {
 		id, _ := strconv.ParseUint(m[2], 10, 64)

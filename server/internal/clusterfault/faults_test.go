@@ -194,8 +194,8 @@ func (c *tcluster) round(t *testing.T, rng *rand.Rand, round int, k faultKind, p
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.frame < sv.Frame {
-			t.Errorf("round %d: %s restarted at frame %d, before its last save at %d: a committed save is lost\n%s", round, first, st.frame, sv.Frame, st.body)
+		if st.frames[first] < sv.Frame {
+			t.Errorf("round %d: %s restarted at frame %d, before its last save at %d: a committed save is lost\n%s", round, first, st.frames[first], sv.Frame, st.body)
 		}
 		if last, ok := lastFrame[victim]; ok && sv.Frame > 0 {
 			lost := int64(last) - int64(sv.Frame)
@@ -359,8 +359,8 @@ func (c *tcluster) randomDoor(rng *rand.Rand) string {
 	return live[rng.IntN(len(live))]
 }
 
-// framePoller records the nodes' frames while a round runs: the last frame each
-// showed before it was killed.
+// framePoller records the nodes' frames while a round runs: the last frame of
+// each node's own region (downtown on a, the wilds on b) before it was killed.
 type framePoller struct {
 	done chan struct{}
 	last chan map[string]uint64
@@ -375,7 +375,7 @@ func (c *tcluster) frames() *framePoller {
 		for {
 			for _, n := range []string{"a", "b"} {
 				if st, err := c.status(n); err == nil {
-					last[n] = st.frame
+					last[n] = st.frames[map[string]string{"a": "downtown", "b": "wilds"}[n]]
 				}
 			}
 			select {

@@ -189,6 +189,7 @@ type statusRegion struct {
 	Node     string        // in a cluster: the node that runs it ("none" while nobody holds it)
 	StepP50  time.Duration // the region's step and replication, over the recent frames
 	StepP99  time.Duration
+	Frame    uint64 // the region's own frame count (regions count apart: §10); 0 when not run here
 }
 
 type statusSession struct {
@@ -218,10 +219,10 @@ var statusTmpl = template.Must(template.New("status").Parse(`<!doctype html>
 <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}</style>
 </head><body>
 <h1>Twinframe server{{if .Node}}, node {{.Node}}{{end}}</h1>
-<p>Game frame {{.Frame}}{{if .Paused}} (paused){{end}}. Websocket at <code>/ws</code>; <a href="/metrics">metrics</a>, <a href="/healthz">health</a>, <a href="/xdump?q=table+*">xdump</a>.</p>
+<p>Game frame {{.Frame}} (of the first region it runs; each region's is in the table){{if .Paused}} (paused){{end}}. Websocket at <code>/ws</code>; <a href="/metrics">metrics</a>, <a href="/healthz">health</a>, <a href="/xdump?q=table+*">xdump</a>.</p>
 <h2>Regions</h2>
-<table><tr><th>id</th><th>name</th><th>entities</th><th>players</th><th>node</th><th>frame p50</th><th>frame p99</th></tr>
-{{range .Regions}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Entities}}</td><td>{{.Players}}</td><td>{{if .Node}}{{.Node}}{{else}}—{{end}}</td><td>{{.StepP50}}</td><td>{{.StepP99}}</td></tr>{{end}}
+<table><tr><th>id</th><th>name</th><th>entities</th><th>players</th><th>node</th><th>frame p50</th><th>frame p99</th><th>game frame</th></tr>
+{{range .Regions}}<tr><td>{{.ID}}</td><td>{{.Name}}</td><td>{{.Entities}}</td><td>{{.Players}}</td><td>{{if .Node}}{{.Node}}{{else}}—{{end}}</td><td>{{.StepP50}}</td><td>{{.StepP99}}</td><td>{{if .Frame}}{{.Frame}}{{else}}—{{end}}</td></tr>{{end}}
 </table>
 <h2>Sessions ({{.Players}})</h2>
 {{if .Deity}}<table><tr><th>session</th><th>name</th><th>role</th><th>avatar</th><th>region</th><th>x</th><th>y</th><th>in view</th><th>last input</th></tr>
@@ -267,7 +268,7 @@ func (s *Server) status() statusPage {
 	for k, r := range s.regions {
 		sr := statusRegion{ID: r.id, Name: r.name, Entities: len(r.game.Entities())}
 		if r.live {
-			sr.Node = s.nodeName()
+			sr.Node, sr.Frame = s.nodeName(), r.game.Frame()
 		} else {
 			sr.Entities = 0 // not run here
 		}
