@@ -402,9 +402,13 @@ func (c *tcluster) settle() {
 				break
 			}
 			// A node that holds a region's lease shows it before it has loaded its
-			// save; frame 0 is a node that steps no region yet.
-			if st.frame == 0 {
-				why = n + " steps no region yet"
+			// save; it has no frame there until it steps it.
+			for r, owner := range c.layout {
+				if owner == n && st.frames[r] == 0 {
+					why = n + " does not step " + r + " yet"
+				}
+			}
+			if why != "" {
 				break
 			}
 		}
