@@ -10,7 +10,7 @@ WASM_EXEC_DIR := $(shell $(GO) env GOROOT)/lib/wasm
 BENCH_COUNT   ?= 6
 BENCH_OUT     ?= bench.txt
 
-.PHONY: all setup test test-native test-wasm test-fma test-headless test-faults vet lint fmt fmt-check bench run run-cluster fuzz proto proto-check proto-release wasm
+.PHONY: all setup test test-native test-wasm test-fma test-download test-headless test-faults vet lint fmt fmt-check bench run run-cluster fuzz proto proto-check proto-release wasm
 
 all: test
 
@@ -19,12 +19,12 @@ setup:
 	@scripts/setup.sh
 
 ## test: everything CI checks.
-test: setup fmt-check vet lint proto-check test-native test-wasm test-fma test-headless
+test: setup fmt-check vet lint proto-check test-native test-wasm test-fma test-download test-headless
 
 # The tests run as in CI (internal/testenv): a tool or data set a test needs that is
 # missing (protoc, chromium, xvfb-run, the conformance data) fails it instead of
 # skipping it, since make setup installs them. CI=false make ... to skip instead.
-test test-native test-wasm test-fma test-headless: export CI ?= true
+test test-native test-wasm test-fma test-download test-headless: export CI ?= true
 
 ## vet: go vet, natively and for the wasm build of the shared simulation.
 vet:
@@ -55,6 +55,12 @@ test-wasm:
 test-fma:
 	GOAMD64=v3 $(GO) test -count=1 -run 'Determinism|Golden|Hash' ./shared/...
 
+## test-download: what a page downloads for the viewer (≤ 3.5 MB), the wasm built and
+## compressed as make wasm does, and loaded by Chromium; without -race, under which the
+## brotli encoder takes tens of minutes (test-native skips it).
+test-download:
+	$(GO) test -count=1 -run 'TestWasmDownload' ./web/
+
 ## test-headless: the whole system without a screen: the real server in-process,
 ## 8 bot clients over loopback websockets, 1,200 frames, invariants, AOI leaks,
 ## prediction drift and the frame schedule checked every frame; with and without latency.
@@ -70,9 +76,9 @@ test-headless:
 	$(GO) run ./server headless -nodes 3 -frames 600 -bots 6 -report out/headless-cluster.json
 
 ## test-faults: the cluster's fault tests in full (server/internal/clusterfault): node
-## processes, nats-server and PostgreSQL killed with SIGKILL during 60 handoffs, seeded
-## (FAULT_SEED); not part of make test while an open bug fails a round now and then
-## (docs/ARCHITECTURE.md §10); test-native runs the package's other fault tests.
+## processes and nats-server killed with SIGKILL during 60 handoffs, seeded (FAULT_SEED);
+## test-native runs seven of those rounds (one of each kind) and the package's other
+## fault tests.
 FAULT_SEED ?= 1
 test-faults:
 	$(GO) test -count=1 -timeout 40m -v ./server/internal/clusterfault -args -fault-rounds 60 -fault-seed $(FAULT_SEED)

@@ -39,8 +39,8 @@ const (
 // (br decoded by the page): each must be at most maxDownload. Then real Chromium loads
 // the page both ways, and the bytes it downloaded and its loading times are logged.
 func TestWasmDownload(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: builds the wasm and brotli-compresses it at quality 11 (minutes)")
+	if testing.Short() || raceEnabled {
+		t.Skip("-short or -race: builds the wasm and brotli-compresses it at quality 11 (minutes; tens under -race); make test-download runs it")
 	}
 	dir := t.TempDir()
 	wasm := filepath.Join(dir, web.WasmFile)

@@ -5,6 +5,7 @@
 // and nothing committed to the store may be lost. It has no code of its own
 // outside its tests.
 //
-// go test (make test) runs 4 rounds of TestKillDuringHandoff, one at each named
-// point; make test-faults runs 60 (-fault-rounds 60, seeded by -fault-seed).
+// go test (make test) runs 7 rounds of TestKillDuringHandoff, one of each kind
+// (the four named points, and a random time for the source, the target and the
+// nats-server); make test-faults runs 60 (-fault-rounds 60, seeded by -fault-seed).
 package clusterfault

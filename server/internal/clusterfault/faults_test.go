@@ -24,7 +24,7 @@ import (
 )
 
 var (
-	faultRounds = flag.Int("fault-rounds", 0, "rounds of TestKillDuringHandoff (make test-faults: 60; 0: none)")
+	faultRounds = flag.Int("fault-rounds", len(faultKinds), "rounds of TestKillDuringHandoff (make test: one of each kind; make test-faults: 60)")
 	faultSeed   = flag.Uint64("fault-seed", 1, "seed of TestKillDuringHandoff's choices")
 )
 
@@ -72,11 +72,7 @@ var faultKinds = []faultKind{
 // at most RegionSaveEvery. Rounds, kinds and losses are logged.
 func TestKillDuringHandoff(t *testing.T) {
 	if *faultRounds == 0 {
-		// Not in make test yet: a node stopped gracefully (SIGTERM) while it runs a
-		// player handed to it seconds before, whose front door is the other node,
-		// leaves the player's record naming it and the client open, which fails a
-		// round now and then (docs/ARCHITECTURE.md §10, open).
-		t.Skip("the rounds run in make test-faults (-fault-rounds 60)")
+		t.Skip("-fault-rounds 0")
 	}
 	c := startCluster(t, 3*time.Second, "-save-every", saveEvery.String())
 	rng := rand.New(rand.NewPCG(*faultSeed, 0))
@@ -113,7 +109,7 @@ func (c *tcluster) round(t *testing.T, rng *rand.Rand, round int, k faultKind, p
 	// (an avatar put back in a portal travels only once it walks out and in) and
 	// takes about the same time every round, and an armed node restarted meanwhile
 	// finds it standing there, saved.
-	p = c.ensure(t, p, name, rng)
+	p = c.ensure(t, p, name, func() string { return c.randomDoor(rng) })
 	_ = p.c.Stop()
 	time.Sleep(100 * time.Millisecond)
 	src, from := c.exactlyOnce(c.player(name))
@@ -261,17 +257,17 @@ func (c *tcluster) round(t *testing.T, rng *rand.Rand, round int, k faultKind, p
 }
 
 // ensure returns p once its player exists exactly once, or a new client logged
-// in at a random door if p's was closed meanwhile (a node that loses a region's
+// in at door() if p's was closed meanwhile (a node that loses a region's
 // lease while NATS is away ends its players' sessions there, even after the
 // round that cut NATS off has seen the player run on).
-func (c *tcluster) ensure(t *testing.T, p *player, name string, rng *rand.Rand) *player {
+func (c *tcluster) ensure(t *testing.T, p *player, name string, door func() string) *player {
 	t.Helper()
 	pl := c.player(name)
 	deadline := time.Now().Add(slow)
 	for {
 		if !p.connected() {
 			p.close()
-			p, _ = c.login(name, c.randomDoor(rng))
+			p, _ = c.login(name, door())
 		}
 		_, _, why := c.once(pl)
 		if why == "" {
@@ -609,11 +605,11 @@ func TestNATSKilledDuringRun(t *testing.T) {
 	t.Logf("%.1fs without NATS: frames %d → %d on a; %s", outage.Seconds(), f0, f1, line)
 
 	c.nats.Restart()
+	// A lease that ran out meanwhile is lost a moment after NATS is back, and
+	// with it the region's sessions: the client then logs in again.
+	time.Sleep(c.lease)
 	c.settle()
-	if !p.connected() {
-		p.close()
-		p, _ = c.login(name, "a")
-	}
+	p = c.ensure(t, p, name, func() string { return "a" })
 	n, r := c.exactlyOnce(c.player(name))
 	t.Logf("after NATS returned the player runs on %s in %s", n, r)
 	if tries := c.travel(t, p, name, r); tries > 1 {
