@@ -424,18 +424,9 @@ func loginAt(ctx context.Context, t testing.TB, s *testServer, name string) *tfc
 // node a, stops gracefully. The player is saved and its record released, and a's
 // front door closes the client with the shutdown code, so that it logs in again.
 func TestClusterNodeStops(t *testing.T) {
-	layout := map[string]string{"downtown": "a", "wilds": "b", "vault": "b"}
-	tc := startCluster(t, layout, "a", "b")
-	a, b := tc.nodes["a"], tc.nodes["b"]
-	gate := transitionNamed(t, a.world, "park-gate")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c := loginAt(ctx, t, a, "ana")
-	walkIntoWilds(t, a, c, "ana", gate)
-	sb, _, _ := sessionOf(t, b, "ana")
-	if sb == nil {
-		t.Fatal("ana does not run on b")
-	}
+	a, b, c, sb := relayedToB(ctx, t, "ana")
 	pid := sb.playerID
 	b.stop(t)
 	select {
@@ -456,18 +447,9 @@ func TestClusterNodeStops(t *testing.T) {
 // lost; here the record is released behind the node's back) ends the client at
 // its second look at the record, rather than relay to nothing for ever.
 func TestClusterDoorEndsStrayedSession(t *testing.T) {
-	layout := map[string]string{"downtown": "a", "wilds": "b", "vault": "b"}
-	tc := startCluster(t, layout, "a", "b")
-	a, b := tc.nodes["a"], tc.nodes["b"]
-	gate := transitionNamed(t, a.world, "park-gate")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c := loginAt(ctx, t, a, "sol")
-	walkIntoWilds(t, a, c, "sol", gate)
-	sb, _, _ := sessionOf(t, b, "sol")
-	if sb == nil {
-		t.Fatal("sol does not run on b")
-	}
+	a, _, c, sb := relayedToB(ctx, t, "sol")
 	key := playerKey(sb.playerID)
 	_, rev, err := a.cl.node.PlayerOwner(ctx, key)
 	if err != nil {
@@ -484,4 +466,20 @@ func TestClusterDoorEndsStrayedSession(t *testing.T) {
 	if err := c.Err(); err == nil || !strings.Contains(err.Error(), "no longer runs on node b") {
 		t.Errorf("client ended with %v, want the front door's reason", err)
 	}
+}
+
+// relayedToB starts nodes a (downtown) and b (the wilds, the vault), logs name in
+// at a and walks it into the wilds: its client stays on a's front door, its
+// session runs on b (sb).
+func relayedToB(ctx context.Context, t *testing.T, name string) (a, b *testServer, c *tfclient.Client, sb *session) {
+	t.Helper()
+	layout := map[string]string{"downtown": "a", "wilds": "b", "vault": "b"}
+	tc := startCluster(t, layout, "a", "b")
+	a, b = tc.nodes["a"], tc.nodes["b"]
+	c = loginAt(ctx, t, a, name)
+	walkIntoWilds(t, a, c, name, transitionNamed(t, a.world, "park-gate"))
+	if sb, _, _ = sessionOf(t, b, name); sb == nil {
+		t.Fatalf("%s does not run on b", name)
+	}
+	return a, b, c, sb
 }
