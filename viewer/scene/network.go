@@ -194,8 +194,15 @@ func (n *network) onMessage(m proto.Message) {
 	switch m := m.(type) {
 	case *pb.NetMessageDebugDraw:
 		n.inbox.setDraw(m)
-		if d := n.tl.serverEvents(m); d > 0 {
-			n.inbox.addError(fmt.Sprintf("server: %d events of frame %d beyond the timeline's cap", d, m.Frame))
+		events, contacts, err := n.tl.serverEvents(m)
+		if events > 0 {
+			n.inbox.addError(fmt.Sprintf("server: %d events of frame %d beyond the timeline's cap", events, m.Frame))
+		}
+		if contacts > 0 {
+			n.inbox.addError(fmt.Sprintf("server: %d contacts of frame %d beyond the explanations' cap", contacts, m.Frame))
+		}
+		if err != nil {
+			n.inbox.addError(fmt.Sprintf("server: frame %d: %v", m.Frame, err))
 		}
 	case *pb.NetMessageXDumpResponse:
 		if err := n.xdump.answer(m); err != "" {

@@ -1,10 +1,13 @@
 package scene
 
 import (
+	"cmp"
 	"fmt"
 
+	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/replica"
+	"github.com/twinframe/twinframe/shared/sim"
 )
 
 func (n *network) timeline() *timeline { return &n.tl }
@@ -18,8 +21,24 @@ var serverKinds = map[pb.DebugEventKind]string{
 }
 
 // serverEvents adds the server's events of a deity debug draw (on the client's reader
-// goroutine; the timeline has its own lock) and returns how many the server left out.
-func (t *timeline) serverEvents(m *pb.NetMessageDebugDraw) uint32 {
+// goroutine; the timeline has its own lock), each collision with the server's
+// explanation of its mover's contact, and returns how many events and contacts the
+// server left out, and the first contact it could not read.
+func (t *timeline) serverEvents(m *pb.NetMessageDebugDraw) (events, contacts uint32, err error) {
+	explained := map[uint64]*sim.Contact{}
+	for i, mc := range m.GetContacts() {
+		c, cerr := protocol.ContactFromMessage(m.Frame, i, mc)
+		if cerr != nil {
+			err = cmp.Or(err, cerr)
+			continue
+		}
+		explained[uint64(c.A)] = &c
+	}
+	why := "the server sent no explanation of this contact (it cannot explain one whose mover or the entity it hit was destroyed in the step)"
+	if d := m.GetContactsDropped(); d > 0 {
+		why = fmt.Sprintf("the server sent no explanation of this contact: it explained %d of frame %d's and left out %d more",
+			len(m.GetContacts()), m.Frame, d)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, e := range m.GetEvents() {
@@ -29,12 +48,17 @@ func (t *timeline) serverEvents(m *pb.NetMessageDebugDraw) uint32 {
 		}
 		r := TimelineRow{Frame: m.Frame, Kind: k, A: e.A, B: e.B, Origin: OriginServer,
 			Point: [2]float32{e.X, e.Y}, Normal: [2]float32{e.Nx, e.Ny}}
-		if k == KindPower {
+		switch k {
+		case KindPower:
 			r.Value = fmt.Sprintf("damage %d", e.Value)
+		case KindCollide:
+			if r.contact = explained[e.A]; r.contact == nil {
+				r.why = why
+			}
 		}
 		t.addLocked(r)
 	}
-	return m.GetEventsDropped()
+	return m.GetEventsDropped(), m.GetContactsDropped(), err
 }
 
 // clientRows adds the client's own rows of an Update (under the replica's lock): its

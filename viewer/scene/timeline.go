@@ -41,6 +41,10 @@ type TimelineRow struct {
 	// Repeat is, on a collide or repeat row, the length in frames of the pair's contact
 	// streak when it is at least repeatMinFrames (flagged), else 0.
 	Repeat int `json:"repeat"`
+	// contact is, on a collide row of the server's, the server's explanation of its
+	// mover's contact, streamed with the event; why says why there is none.
+	contact *sim.Contact
+	why     string
 }
 
 // Has reports whether entity id is one of the row's entities.

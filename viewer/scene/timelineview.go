@@ -15,7 +15,8 @@ type timelineSource interface {
 }
 
 // contactExplainer is a source that can explain a collision of the frame it shows
-// (the sandbox, which has the game; a networked viewer has only the server's rows).
+// (the sandbox, which has the game; a networked viewer's rows carry the server's
+// explanation instead).
 type contactExplainer interface {
 	explainContact(a uint64, frame uint64) (sim.Contact, error)
 }
@@ -136,15 +137,23 @@ func (v *View) tickTimeline(st Status) {
 		return
 	}
 	v.tl.explained = true
-	ce, ok := v.src.(contactExplainer)
-	if !ok || v.tl.row.Origin != OriginLocal {
+	r := &v.tl.row
+	var c sim.Contact
+	switch ce, ok := v.src.(contactExplainer); {
+	case r.contact != nil:
+		c = *r.contact // the server's, made right after the step that produced the row
+	case r.why != "":
+		v.tl.err = r.why
+		return
+	case !ok || r.Origin != OriginLocal:
 		v.tl.err = "the contact's sweep is the server's: its row's point and normal only"
 		return
-	}
-	c, err := ce.explainContact(v.tl.row.A, v.tl.row.Frame)
-	if err != nil {
-		v.tl.err = err.Error()
-		return
+	default:
+		var err error
+		if c, err = ce.explainContact(r.A, r.Frame); err != nil {
+			v.tl.err = err.Error()
+			return
+		}
 	}
 	v.tl.contact, v.tl.hasC, v.tl.err = c, true, ""
 }

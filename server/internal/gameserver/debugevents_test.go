@@ -1,13 +1,17 @@
 package gameserver
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
 	"github.com/twinframe/twinframe/shared/sim"
 	"github.com/twinframe/twinframe/shared/world"
+	"google.golang.org/protobuf/proto"
 )
 
 // wantEvents is what debugEvents must send for the frame just stepped in g.
@@ -115,4 +119,95 @@ func TestDeityReceivesEvents(t *testing.T) {
 		}
 	}
 	t.Fatal("no collision in the deity's debug-draw stream")
+}
+
+// The deity's debug draw explains each collision of its frame: the contact it
+// carries for a mover, read back from the bytes sent, is what ExplainContact says
+// of that mover right after the same step, for a wall and for an entity; movers
+// past the cap are counted, not explained.
+func TestDebugDrawExplainsContacts(t *testing.T) {
+	t.Parallel()
+	w, err := world.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := sim.New(w, &sim.Options{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Besides the world's crowd, three dummies side by side walk into the region's
+	// edge: wall contacts, several in one frame.
+	for _, x := range []float32{60, 64, 68} {
+		id, err := g.Spawn(0, 0, mgl32.Vec2{x, 64}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.MoveTo(id, mgl32.Vec2{x, -50}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var walls, entities, edges, capped int
+	for range 400 {
+		if err := g.Step(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := proto.Marshal(debugDraw(g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m pb.NetMessageDebugDraw
+		if err := proto.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		var movers []uint64 // the frame's colliding movers, in first-event order
+		for _, e := range m.Events {
+			if e.Kind == pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE && !slices.Contains(movers, e.A) {
+				movers = append(movers, e.A)
+			}
+		}
+		var explained []uint64
+		for i, mc := range m.Contacts {
+			got, err := protocol.ContactFromMessage(m.Frame, i, mc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := g.ExplainContact(got.A)
+			if err != nil {
+				t.Fatalf("frame %d: streamed a contact of %d, which ExplainContact refuses: %v", m.Frame, got.A, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("frame %d: streamed contact\n%+v\nExplainContact\n%+v", m.Frame, got, want)
+			}
+			explained = append(explained, uint64(got.A))
+			if got.B == 0 {
+				walls++
+			} else {
+				entities++
+			}
+			edges += len(got.Edges)
+		}
+		// Every mover up to the cap is explained unless ExplainContact refuses it.
+		var want []uint64
+		for _, a := range movers[:min(len(movers), maxDebugContacts)] {
+			if _, err := g.ExplainContact(sim.EntityID(a)); err == nil {
+				want = append(want, a)
+			}
+		}
+		if !slices.Equal(explained, want) || int(m.ContactsDropped) != max(0, len(movers)-maxDebugContacts) {
+			t.Fatalf("frame %d: explained %v (%d dropped), want %v (%d movers)", m.Frame, explained, m.ContactsDropped, want, len(movers))
+		}
+		if len(want) > 1 && capped == 0 {
+			var c pb.NetMessageDebugDraw
+			debugEvents(&c, g, maxDebugEvents)
+			debugContacts(&c, g, 1)
+			if len(c.Contacts) != 1 || c.Contacts[0].EntityId != want[0] || int(c.ContactsDropped) != len(movers)-1 {
+				t.Errorf("capped at 1: %d contacts, %d dropped; want %d's and %d dropped", len(c.Contacts), c.ContactsDropped, want[0], len(movers)-1)
+			}
+			capped++
+		}
+	}
+	t.Logf("contacts streamed: %d with walls, %d with entities, %d edges tested", walls, entities, edges)
+	if walls == 0 || entities == 0 || edges == 0 || capped == 0 {
+		t.Errorf("the run did not exercise wall and entity contacts, tested edges and the cap")
+	}
 }

@@ -56,7 +56,8 @@ func (s *Server) replicate() {
 }
 
 // debugDraw records the sweeps of the frame just stepped in g, drawn as the
-// simulation draws them for every viewer, and its events (debugEvents).
+// simulation draws them for every viewer, its events (debugEvents) and the
+// explanation of its collisions (debugContacts).
 func debugDraw(g *sim.Game) *pb.NetMessageDebugDraw {
 	var r protocol.DrawRecorder
 	sim.DebugDraw(&r, g, sim.DrawOptions{Sweeps: true, Region: -1, SweepFrame: g.Frame()})
@@ -65,6 +66,7 @@ func debugDraw(g *sim.Game) *pb.NetMessageDebugDraw {
 	}
 	r.Msg.Frame = g.Frame()
 	debugEvents(r.Msg, g, maxDebugEvents)
+	debugContacts(r.Msg, g, maxDebugContacts)
 	return r.Msg
 }
 

@@ -1102,6 +1102,273 @@ func (x *NetStructDebugEvent) GetValue() int32 {
 	return 0
 }
 
+// Deity: the explanation of one collision of the frame of its NetMessageDebugDraw
+// (sim.Contact, what sim.Game.ExplainContact makes of the mover's last sweep): the
+// mover's disc from start by the motion it wanted, the sweep that hit, the time of
+// impact, the hit point and normal, the slide that followed and the navmesh edges
+// its wall sweep tested. Vectors are in metres, world coordinates.
+type NetStructDebugContact struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The mover: the a of the frame's COLLIDE event(s) it explains.
+	EntityId uint64 `protobuf:"varint,1,opt,name=entity_id,json=entityId,proto3" json:"entity_id,omitempty"`
+	// What the mover hit: another entity, or 0 for a wall.
+	OtherId uint64 `protobuf:"varint,2,opt,name=other_id,json=otherId,proto3" json:"other_id,omitempty"`
+	// The mover's radius.
+	Radius float32 `protobuf:"fixed32,3,opt,name=radius,proto3" json:"radius,omitempty"`
+	// The other entity's radius (0 for a wall).
+	OtherRadius float32 `protobuf:"fixed32,4,opt,name=other_radius,json=otherRadius,proto3" json:"other_radius,omitempty"`
+	// The mover's centre at the start of the frame, x.
+	StartX float32 `protobuf:"fixed32,5,opt,name=start_x,json=startX,proto3" json:"start_x,omitempty"`
+	// The start, y.
+	StartY float32 `protobuf:"fixed32,6,opt,name=start_y,json=startY,proto3" json:"start_y,omitempty"`
+	// The motion the mover wanted this frame, x.
+	MotionX float32 `protobuf:"fixed32,7,opt,name=motion_x,json=motionX,proto3" json:"motion_x,omitempty"`
+	// The motion wanted, y.
+	MotionY float32 `protobuf:"fixed32,8,opt,name=motion_y,json=motionY,proto3" json:"motion_y,omitempty"`
+	// The motion of the sweep that hit (after a wall slide when it hit an entity), x.
+	SweptX float32 `protobuf:"fixed32,9,opt,name=swept_x,json=sweptX,proto3" json:"swept_x,omitempty"`
+	// The motion swept, y.
+	SweptY float32 `protobuf:"fixed32,10,opt,name=swept_y,json=sweptY,proto3" json:"swept_y,omitempty"`
+	// Where the mover ended the frame, x.
+	EndX float32 `protobuf:"fixed32,11,opt,name=end_x,json=endX,proto3" json:"end_x,omitempty"`
+	// The end, y.
+	EndY float32 `protobuf:"fixed32,12,opt,name=end_y,json=endY,proto3" json:"end_y,omitempty"`
+	// The other entity's centre when the mover swept (other_id != 0), x.
+	OtherX float32 `protobuf:"fixed32,13,opt,name=other_x,json=otherX,proto3" json:"other_x,omitempty"`
+	// The other entity's centre, y.
+	OtherY float32 `protobuf:"fixed32,14,opt,name=other_y,json=otherY,proto3" json:"other_y,omitempty"`
+	// The time of impact: the fraction of the swept motion at which the discs touch.
+	Toi float32 `protobuf:"fixed32,15,opt,name=toi,proto3" json:"toi,omitempty"`
+	// The mover's centre at the contact (backed off by the skin), x.
+	AtX float32 `protobuf:"fixed32,16,opt,name=at_x,json=atX,proto3" json:"at_x,omitempty"`
+	// The contact centre, y.
+	AtY float32 `protobuf:"fixed32,17,opt,name=at_y,json=atY,proto3" json:"at_y,omitempty"`
+	// The hit point, x.
+	PointX float32 `protobuf:"fixed32,18,opt,name=point_x,json=pointX,proto3" json:"point_x,omitempty"`
+	// The hit point, y.
+	PointY float32 `protobuf:"fixed32,19,opt,name=point_y,json=pointY,proto3" json:"point_y,omitempty"`
+	// The contact normal (from the other entity or the wall towards the mover), x.
+	NormalX float32 `protobuf:"fixed32,20,opt,name=normal_x,json=normalX,proto3" json:"normal_x,omitempty"`
+	// The normal, y.
+	NormalY float32 `protobuf:"fixed32,21,opt,name=normal_y,json=normalY,proto3" json:"normal_y,omitempty"`
+	// The slide that followed, from the contact centre to the end, x.
+	SlideX float32 `protobuf:"fixed32,22,opt,name=slide_x,json=slideX,proto3" json:"slide_x,omitempty"`
+	// The slide, y.
+	SlideY float32 `protobuf:"fixed32,23,opt,name=slide_y,json=slideY,proto3" json:"slide_y,omitempty"`
+	// The navmesh's blocking edges the wall sweep of the wanted motion tested, in
+	// grid order, four floats each: ax, ay, bx, by (packed).
+	Edges []float32 `protobuf:"fixed32,24,rep,packed,name=edges,proto3" json:"edges,omitempty"`
+	// 1 + the index in edges of the edge the wall sweep hit; 0: none.
+	EdgeHit       uint32 `protobuf:"varint,25,opt,name=edge_hit,json=edgeHit,proto3" json:"edge_hit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NetStructDebugContact) Reset() {
+	*x = NetStructDebugContact{}
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetStructDebugContact) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetStructDebugContact) ProtoMessage() {}
+
+func (x *NetStructDebugContact) ProtoReflect() protoreflect.Message {
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetStructDebugContact.ProtoReflect.Descriptor instead.
+func (*NetStructDebugContact) Descriptor() ([]byte, []int) {
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *NetStructDebugContact) GetEntityId() uint64 {
+	if x != nil {
+		return x.EntityId
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetOtherId() uint64 {
+	if x != nil {
+		return x.OtherId
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetRadius() float32 {
+	if x != nil {
+		return x.Radius
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetOtherRadius() float32 {
+	if x != nil {
+		return x.OtherRadius
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetStartX() float32 {
+	if x != nil {
+		return x.StartX
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetStartY() float32 {
+	if x != nil {
+		return x.StartY
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetMotionX() float32 {
+	if x != nil {
+		return x.MotionX
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetMotionY() float32 {
+	if x != nil {
+		return x.MotionY
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetSweptX() float32 {
+	if x != nil {
+		return x.SweptX
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetSweptY() float32 {
+	if x != nil {
+		return x.SweptY
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetEndX() float32 {
+	if x != nil {
+		return x.EndX
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetEndY() float32 {
+	if x != nil {
+		return x.EndY
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetOtherX() float32 {
+	if x != nil {
+		return x.OtherX
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetOtherY() float32 {
+	if x != nil {
+		return x.OtherY
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetToi() float32 {
+	if x != nil {
+		return x.Toi
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetAtX() float32 {
+	if x != nil {
+		return x.AtX
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetAtY() float32 {
+	if x != nil {
+		return x.AtY
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetPointX() float32 {
+	if x != nil {
+		return x.PointX
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetPointY() float32 {
+	if x != nil {
+		return x.PointY
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetNormalX() float32 {
+	if x != nil {
+		return x.NormalX
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetNormalY() float32 {
+	if x != nil {
+		return x.NormalY
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetSlideX() float32 {
+	if x != nil {
+		return x.SlideX
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetSlideY() float32 {
+	if x != nil {
+		return x.SlideY
+	}
+	return 0
+}
+
+func (x *NetStructDebugContact) GetEdges() []float32 {
+	if x != nil {
+		return x.Edges
+	}
+	return nil
+}
+
+func (x *NetStructDebugContact) GetEdgeHit() uint32 {
+	if x != nil {
+		return x.EdgeHit
+	}
+	return 0
+}
+
 // One region of the world in a NetMessageRegionList.
 type NetStructRegionInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1125,7 +1392,7 @@ type NetStructRegionInfo struct {
 
 func (x *NetStructRegionInfo) Reset() {
 	*x = NetStructRegionInfo{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[9]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1137,7 +1404,7 @@ func (x *NetStructRegionInfo) String() string {
 func (*NetStructRegionInfo) ProtoMessage() {}
 
 func (x *NetStructRegionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[9]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1150,7 +1417,7 @@ func (x *NetStructRegionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetStructRegionInfo.ProtoReflect.Descriptor instead.
 func (*NetStructRegionInfo) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{9}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *NetStructRegionInfo) GetRegionId() int32 {
@@ -1217,7 +1484,7 @@ type NetMessageLogin struct {
 
 func (x *NetMessageLogin) Reset() {
 	*x = NetMessageLogin{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[10]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1229,7 +1496,7 @@ func (x *NetMessageLogin) String() string {
 func (*NetMessageLogin) ProtoMessage() {}
 
 func (x *NetMessageLogin) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[10]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1242,7 +1509,7 @@ func (x *NetMessageLogin) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLogin.ProtoReflect.Descriptor instead.
 func (*NetMessageLogin) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{10}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *NetMessageLogin) GetName() string {
@@ -1295,7 +1562,7 @@ type NetMessageMoveTo struct {
 
 func (x *NetMessageMoveTo) Reset() {
 	*x = NetMessageMoveTo{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[11]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1307,7 +1574,7 @@ func (x *NetMessageMoveTo) String() string {
 func (*NetMessageMoveTo) ProtoMessage() {}
 
 func (x *NetMessageMoveTo) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[11]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1320,7 +1587,7 @@ func (x *NetMessageMoveTo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageMoveTo.ProtoReflect.Descriptor instead.
 func (*NetMessageMoveTo) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{11}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *NetMessageMoveTo) GetInputSeq() uint32 {
@@ -1357,7 +1624,7 @@ type NetMessageStop struct {
 
 func (x *NetMessageStop) Reset() {
 	*x = NetMessageStop{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[12]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1369,7 +1636,7 @@ func (x *NetMessageStop) String() string {
 func (*NetMessageStop) ProtoMessage() {}
 
 func (x *NetMessageStop) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[12]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1382,7 +1649,7 @@ func (x *NetMessageStop) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageStop.ProtoReflect.Descriptor instead.
 func (*NetMessageStop) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{12}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *NetMessageStop) GetInputSeq() uint32 {
@@ -1414,7 +1681,7 @@ type NetMessageFire struct {
 
 func (x *NetMessageFire) Reset() {
 	*x = NetMessageFire{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[13]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1426,7 +1693,7 @@ func (x *NetMessageFire) String() string {
 func (*NetMessageFire) ProtoMessage() {}
 
 func (x *NetMessageFire) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[13]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1439,7 +1706,7 @@ func (x *NetMessageFire) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageFire.ProtoReflect.Descriptor instead.
 func (*NetMessageFire) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{13}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *NetMessageFire) GetInputSeq() uint32 {
@@ -1476,7 +1743,7 @@ type NetMessagePing struct {
 
 func (x *NetMessagePing) Reset() {
 	*x = NetMessagePing{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[14]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1488,7 +1755,7 @@ func (x *NetMessagePing) String() string {
 func (*NetMessagePing) ProtoMessage() {}
 
 func (x *NetMessagePing) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[14]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1501,7 +1768,7 @@ func (x *NetMessagePing) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessagePing.ProtoReflect.Descriptor instead.
 func (*NetMessagePing) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{14}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *NetMessagePing) GetClientTimeMicros() uint64 {
@@ -1531,7 +1798,7 @@ type NetMessageXDumpRequest struct {
 
 func (x *NetMessageXDumpRequest) Reset() {
 	*x = NetMessageXDumpRequest{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[15]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1543,7 +1810,7 @@ func (x *NetMessageXDumpRequest) String() string {
 func (*NetMessageXDumpRequest) ProtoMessage() {}
 
 func (x *NetMessageXDumpRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[15]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1556,7 +1823,7 @@ func (x *NetMessageXDumpRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageXDumpRequest.ProtoReflect.Descriptor instead.
 func (*NetMessageXDumpRequest) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{15}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *NetMessageXDumpRequest) GetRequestId() uint32 {
@@ -1587,7 +1854,7 @@ type NetMessageLiveEditRequest struct {
 
 func (x *NetMessageLiveEditRequest) Reset() {
 	*x = NetMessageLiveEditRequest{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[16]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1599,7 +1866,7 @@ func (x *NetMessageLiveEditRequest) String() string {
 func (*NetMessageLiveEditRequest) ProtoMessage() {}
 
 func (x *NetMessageLiveEditRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[16]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1612,7 +1879,7 @@ func (x *NetMessageLiveEditRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLiveEditRequest.ProtoReflect.Descriptor instead.
 func (*NetMessageLiveEditRequest) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{16}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *NetMessageLiveEditRequest) GetRequestId() uint32 {
@@ -1655,7 +1922,7 @@ type NetMessageDebugCommand struct {
 
 func (x *NetMessageDebugCommand) Reset() {
 	*x = NetMessageDebugCommand{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[17]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1667,7 +1934,7 @@ func (x *NetMessageDebugCommand) String() string {
 func (*NetMessageDebugCommand) ProtoMessage() {}
 
 func (x *NetMessageDebugCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[17]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1680,7 +1947,7 @@ func (x *NetMessageDebugCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageDebugCommand.ProtoReflect.Descriptor instead.
 func (*NetMessageDebugCommand) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{17}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *NetMessageDebugCommand) GetOp() DebugOp {
@@ -1758,7 +2025,7 @@ type NetMessageResyncRequest struct {
 
 func (x *NetMessageResyncRequest) Reset() {
 	*x = NetMessageResyncRequest{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[18]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1770,7 +2037,7 @@ func (x *NetMessageResyncRequest) String() string {
 func (*NetMessageResyncRequest) ProtoMessage() {}
 
 func (x *NetMessageResyncRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[18]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1783,7 +2050,7 @@ func (x *NetMessageResyncRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageResyncRequest.ProtoReflect.Descriptor instead.
 func (*NetMessageResyncRequest) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{18}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *NetMessageResyncRequest) GetReason() ResyncReason {
@@ -1831,7 +2098,7 @@ type NetMessageLoginResult struct {
 
 func (x *NetMessageLoginResult) Reset() {
 	*x = NetMessageLoginResult{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[19]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1843,7 +2110,7 @@ func (x *NetMessageLoginResult) String() string {
 func (*NetMessageLoginResult) ProtoMessage() {}
 
 func (x *NetMessageLoginResult) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[19]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1856,7 +2123,7 @@ func (x *NetMessageLoginResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLoginResult.ProtoReflect.Descriptor instead.
 func (*NetMessageLoginResult) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{19}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *NetMessageLoginResult) GetPlayerEntityId() uint64 {
@@ -1917,7 +2184,7 @@ type NetMessageRegionChange struct {
 
 func (x *NetMessageRegionChange) Reset() {
 	*x = NetMessageRegionChange{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[20]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1929,7 +2196,7 @@ func (x *NetMessageRegionChange) String() string {
 func (*NetMessageRegionChange) ProtoMessage() {}
 
 func (x *NetMessageRegionChange) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[20]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1942,7 +2209,7 @@ func (x *NetMessageRegionChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageRegionChange.ProtoReflect.Descriptor instead.
 func (*NetMessageRegionChange) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{20}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *NetMessageRegionChange) GetRegionId() int32 {
@@ -1996,7 +2263,7 @@ type NetMessageServerFrame struct {
 
 func (x *NetMessageServerFrame) Reset() {
 	*x = NetMessageServerFrame{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[21]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2008,7 +2275,7 @@ func (x *NetMessageServerFrame) String() string {
 func (*NetMessageServerFrame) ProtoMessage() {}
 
 func (x *NetMessageServerFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[21]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2021,7 +2288,7 @@ func (x *NetMessageServerFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageServerFrame.ProtoReflect.Descriptor instead.
 func (*NetMessageServerFrame) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{21}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *NetMessageServerFrame) GetFrame() uint64 {
@@ -2060,7 +2327,7 @@ type NetMessageEntityCreate struct {
 
 func (x *NetMessageEntityCreate) Reset() {
 	*x = NetMessageEntityCreate{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[22]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2072,7 +2339,7 @@ func (x *NetMessageEntityCreate) String() string {
 func (*NetMessageEntityCreate) ProtoMessage() {}
 
 func (x *NetMessageEntityCreate) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[22]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2085,7 +2352,7 @@ func (x *NetMessageEntityCreate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageEntityCreate.ProtoReflect.Descriptor instead.
 func (*NetMessageEntityCreate) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{22}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *NetMessageEntityCreate) GetArchiveData() []byte {
@@ -2108,7 +2375,7 @@ type NetMessageEntityDestroy struct {
 
 func (x *NetMessageEntityDestroy) Reset() {
 	*x = NetMessageEntityDestroy{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[23]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2120,7 +2387,7 @@ func (x *NetMessageEntityDestroy) String() string {
 func (*NetMessageEntityDestroy) ProtoMessage() {}
 
 func (x *NetMessageEntityDestroy) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[23]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2133,7 +2400,7 @@ func (x *NetMessageEntityDestroy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageEntityDestroy.ProtoReflect.Descriptor instead.
 func (*NetMessageEntityDestroy) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{23}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *NetMessageEntityDestroy) GetEntityId() uint64 {
@@ -2156,7 +2423,7 @@ type NetMessageLocomotionStateUpdate struct {
 
 func (x *NetMessageLocomotionStateUpdate) Reset() {
 	*x = NetMessageLocomotionStateUpdate{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[24]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2168,7 +2435,7 @@ func (x *NetMessageLocomotionStateUpdate) String() string {
 func (*NetMessageLocomotionStateUpdate) ProtoMessage() {}
 
 func (x *NetMessageLocomotionStateUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[24]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2181,7 +2448,7 @@ func (x *NetMessageLocomotionStateUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLocomotionStateUpdate.ProtoReflect.Descriptor instead.
 func (*NetMessageLocomotionStateUpdate) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{24}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *NetMessageLocomotionStateUpdate) GetArchiveData() []byte {
@@ -2203,7 +2470,7 @@ type NetMessagePowerResult struct {
 
 func (x *NetMessagePowerResult) Reset() {
 	*x = NetMessagePowerResult{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[25]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2215,7 +2482,7 @@ func (x *NetMessagePowerResult) String() string {
 func (*NetMessagePowerResult) ProtoMessage() {}
 
 func (x *NetMessagePowerResult) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[25]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2228,7 +2495,7 @@ func (x *NetMessagePowerResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessagePowerResult.ProtoReflect.Descriptor instead.
 func (*NetMessagePowerResult) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{25}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *NetMessagePowerResult) GetArchiveData() []byte {
@@ -2253,7 +2520,7 @@ type NetMessagePong struct {
 
 func (x *NetMessagePong) Reset() {
 	*x = NetMessagePong{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2265,7 +2532,7 @@ func (x *NetMessagePong) String() string {
 func (*NetMessagePong) ProtoMessage() {}
 
 func (x *NetMessagePong) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[26]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2278,7 +2545,7 @@ func (x *NetMessagePong) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessagePong.ProtoReflect.Descriptor instead.
 func (*NetMessagePong) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{26}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *NetMessagePong) GetClientTimeMicros() uint64 {
@@ -2317,7 +2584,7 @@ type NetMessageXDumpResponse struct {
 
 func (x *NetMessageXDumpResponse) Reset() {
 	*x = NetMessageXDumpResponse{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2329,7 +2596,7 @@ func (x *NetMessageXDumpResponse) String() string {
 func (*NetMessageXDumpResponse) ProtoMessage() {}
 
 func (x *NetMessageXDumpResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[27]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2342,7 +2609,7 @@ func (x *NetMessageXDumpResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageXDumpResponse.ProtoReflect.Descriptor instead.
 func (*NetMessageXDumpResponse) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{27}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *NetMessageXDumpResponse) GetRequestId() uint32 {
@@ -2384,7 +2651,7 @@ type NetMessageLiveEditResponse struct {
 
 func (x *NetMessageLiveEditResponse) Reset() {
 	*x = NetMessageLiveEditResponse{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2396,7 +2663,7 @@ func (x *NetMessageLiveEditResponse) String() string {
 func (*NetMessageLiveEditResponse) ProtoMessage() {}
 
 func (x *NetMessageLiveEditResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[28]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2409,7 +2676,7 @@ func (x *NetMessageLiveEditResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageLiveEditResponse.ProtoReflect.Descriptor instead.
 func (*NetMessageLiveEditResponse) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{28}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *NetMessageLiveEditResponse) GetRequestId() uint32 {
@@ -2452,13 +2719,19 @@ type NetMessageDebugDraw struct {
 	Events []*NetStructDebugEvent `protobuf:"bytes,7,rep,name=events,proto3" json:"events,omitempty"`
 	// Events of the frame beyond the cap, not sent.
 	EventsDropped uint32 `protobuf:"varint,8,opt,name=events_dropped,json=eventsDropped,proto3" json:"events_dropped,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The explanation of the frame's collisions among events, one per mover, in
+	// the order of their first COLLIDE event.
+	Contacts []*NetStructDebugContact `protobuf:"bytes,9,rep,name=contacts,proto3" json:"contacts,omitempty"`
+	// Movers of the frame's collisions among events beyond the contacts' cap, not
+	// explained.
+	ContactsDropped uint32 `protobuf:"varint,10,opt,name=contacts_dropped,json=contactsDropped,proto3" json:"contacts_dropped,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *NetMessageDebugDraw) Reset() {
 	*x = NetMessageDebugDraw{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[29]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2470,7 +2743,7 @@ func (x *NetMessageDebugDraw) String() string {
 func (*NetMessageDebugDraw) ProtoMessage() {}
 
 func (x *NetMessageDebugDraw) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[29]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2483,7 +2756,7 @@ func (x *NetMessageDebugDraw) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageDebugDraw.ProtoReflect.Descriptor instead.
 func (*NetMessageDebugDraw) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{29}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *NetMessageDebugDraw) GetFrame() uint64 {
@@ -2542,6 +2815,20 @@ func (x *NetMessageDebugDraw) GetEventsDropped() uint32 {
 	return 0
 }
 
+func (x *NetMessageDebugDraw) GetContacts() []*NetStructDebugContact {
+	if x != nil {
+		return x.Contacts
+	}
+	return nil
+}
+
+func (x *NetMessageDebugDraw) GetContactsDropped() uint32 {
+	if x != nil {
+		return x.ContactsDropped
+	}
+	return 0
+}
+
 // The server's frame loop timings, about once a second to every session: the
 // duration and start lateness of each loop frame since the last one (oldest
 // first; loop frames count real-time ticks, so they run on while the region is
@@ -2567,7 +2854,7 @@ type NetMessageServerFrameStats struct {
 
 func (x *NetMessageServerFrameStats) Reset() {
 	*x = NetMessageServerFrameStats{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[30]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2579,7 +2866,7 @@ func (x *NetMessageServerFrameStats) String() string {
 func (*NetMessageServerFrameStats) ProtoMessage() {}
 
 func (x *NetMessageServerFrameStats) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[30]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2592,7 +2879,7 @@ func (x *NetMessageServerFrameStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageServerFrameStats.ProtoReflect.Descriptor instead.
 func (*NetMessageServerFrameStats) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{30}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *NetMessageServerFrameStats) GetFrame() uint64 {
@@ -2651,7 +2938,7 @@ type NetMessageRegionList struct {
 
 func (x *NetMessageRegionList) Reset() {
 	*x = NetMessageRegionList{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[31]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2663,7 +2950,7 @@ func (x *NetMessageRegionList) String() string {
 func (*NetMessageRegionList) ProtoMessage() {}
 
 func (x *NetMessageRegionList) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[31]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2676,7 +2963,7 @@ func (x *NetMessageRegionList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageRegionList.ProtoReflect.Descriptor instead.
 func (*NetMessageRegionList) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{31}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *NetMessageRegionList) GetServerFrame() uint64 {
@@ -2710,7 +2997,7 @@ type NetMessageError struct {
 
 func (x *NetMessageError) Reset() {
 	*x = NetMessageError{}
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[32]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2722,7 +3009,7 @@ func (x *NetMessageError) String() string {
 func (*NetMessageError) ProtoMessage() {}
 
 func (x *NetMessageError) ProtoReflect() protoreflect.Message {
-	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[32]
+	mi := &file_shared_protocol_pb_twinframe_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2735,7 +3022,7 @@ func (x *NetMessageError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NetMessageError.ProtoReflect.Descriptor instead.
 func (*NetMessageError) Descriptor() ([]byte, []int) {
-	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{32}
+	return file_shared_protocol_pb_twinframe_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *NetMessageError) GetCode() ErrorCode {
@@ -2809,7 +3096,34 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x01y\x18\x05 \x01(\x02R\x01y\x12\x0e\n" +
 	"\x02nx\x18\x06 \x01(\x02R\x02nx\x12\x0e\n" +
 	"\x02ny\x18\a \x01(\x02R\x02ny\x12\x14\n" +
-	"\x05value\x18\b \x01(\x05R\x05value\"\xaf\x01\n" +
+	"\x05value\x18\b \x01(\x05R\x05value\"\x83\x05\n" +
+	"\x15NetStructDebugContact\x12\x1b\n" +
+	"\tentity_id\x18\x01 \x01(\x04R\bentityId\x12\x19\n" +
+	"\bother_id\x18\x02 \x01(\x04R\aotherId\x12\x16\n" +
+	"\x06radius\x18\x03 \x01(\x02R\x06radius\x12!\n" +
+	"\fother_radius\x18\x04 \x01(\x02R\votherRadius\x12\x17\n" +
+	"\astart_x\x18\x05 \x01(\x02R\x06startX\x12\x17\n" +
+	"\astart_y\x18\x06 \x01(\x02R\x06startY\x12\x19\n" +
+	"\bmotion_x\x18\a \x01(\x02R\amotionX\x12\x19\n" +
+	"\bmotion_y\x18\b \x01(\x02R\amotionY\x12\x17\n" +
+	"\aswept_x\x18\t \x01(\x02R\x06sweptX\x12\x17\n" +
+	"\aswept_y\x18\n" +
+	" \x01(\x02R\x06sweptY\x12\x13\n" +
+	"\x05end_x\x18\v \x01(\x02R\x04endX\x12\x13\n" +
+	"\x05end_y\x18\f \x01(\x02R\x04endY\x12\x17\n" +
+	"\aother_x\x18\r \x01(\x02R\x06otherX\x12\x17\n" +
+	"\aother_y\x18\x0e \x01(\x02R\x06otherY\x12\x10\n" +
+	"\x03toi\x18\x0f \x01(\x02R\x03toi\x12\x11\n" +
+	"\x04at_x\x18\x10 \x01(\x02R\x03atX\x12\x11\n" +
+	"\x04at_y\x18\x11 \x01(\x02R\x03atY\x12\x17\n" +
+	"\apoint_x\x18\x12 \x01(\x02R\x06pointX\x12\x17\n" +
+	"\apoint_y\x18\x13 \x01(\x02R\x06pointY\x12\x19\n" +
+	"\bnormal_x\x18\x14 \x01(\x02R\anormalX\x12\x19\n" +
+	"\bnormal_y\x18\x15 \x01(\x02R\anormalY\x12\x17\n" +
+	"\aslide_x\x18\x16 \x01(\x02R\x06slideX\x12\x17\n" +
+	"\aslide_y\x18\x17 \x01(\x02R\x06slideY\x12\x14\n" +
+	"\x05edges\x18\x18 \x03(\x02R\x05edges\x12\x19\n" +
+	"\bedge_hit\x18\x19 \x01(\rR\aedgeHit\"\xaf\x01\n" +
 	"\x13NetStructRegionInfo\x12\x1b\n" +
 	"\tregion_id\x18\x01 \x01(\x05R\bregionId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
@@ -2900,7 +3214,7 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\x01 \x01(\rR\trequestId\x12\x14\n" +
 	"\x05frame\x18\x02 \x01(\x04R\x05frame\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"\xc0\x03\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\xac\x04\n" +
 	"\x13NetMessageDebugDraw\x12\x14\n" +
 	"\x05frame\x18\x01 \x01(\x04R\x05frame\x12?\n" +
 	"\bsegments\x18\x02 \x03(\v2#.twinframe.v1.NetStructDebugSegmentR\bsegments\x12<\n" +
@@ -2909,7 +3223,10 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\bpolygons\x18\x05 \x03(\v2#.twinframe.v1.NetStructDebugPolygonR\bpolygons\x126\n" +
 	"\x05texts\x18\x06 \x03(\v2 .twinframe.v1.NetStructDebugTextR\x05texts\x129\n" +
 	"\x06events\x18\a \x03(\v2!.twinframe.v1.NetStructDebugEventR\x06events\x12%\n" +
-	"\x0eevents_dropped\x18\b \x01(\rR\reventsDropped\"\x8f\x02\n" +
+	"\x0eevents_dropped\x18\b \x01(\rR\reventsDropped\x12?\n" +
+	"\bcontacts\x18\t \x03(\v2#.twinframe.v1.NetStructDebugContactR\bcontacts\x12)\n" +
+	"\x10contacts_dropped\x18\n" +
+	" \x01(\rR\x0fcontactsDropped\"\x8f\x02\n" +
 	"\x1aNetMessageServerFrameStats\x12\x14\n" +
 	"\x05frame\x18\x01 \x01(\x04R\x05frame\x12'\n" +
 	"\x0fduration_micros\x18\x02 \x03(\rR\x0edurationMicros\x12'\n" +
@@ -2989,7 +3306,7 @@ func file_shared_protocol_pb_twinframe_proto_rawDescGZIP() []byte {
 }
 
 var file_shared_protocol_pb_twinframe_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_shared_protocol_pb_twinframe_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_shared_protocol_pb_twinframe_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_shared_protocol_pb_twinframe_proto_goTypes = []any{
 	(Role)(0),                               // 0: twinframe.v1.Role
 	(ErrorCode)(0),                          // 1: twinframe.v1.ErrorCode
@@ -3005,30 +3322,31 @@ var file_shared_protocol_pb_twinframe_proto_goTypes = []any{
 	(*NetStructDebugText)(nil),              // 11: twinframe.v1.NetStructDebugText
 	(*NetStructRegionTiming)(nil),           // 12: twinframe.v1.NetStructRegionTiming
 	(*NetStructDebugEvent)(nil),             // 13: twinframe.v1.NetStructDebugEvent
-	(*NetStructRegionInfo)(nil),             // 14: twinframe.v1.NetStructRegionInfo
-	(*NetMessageLogin)(nil),                 // 15: twinframe.v1.NetMessageLogin
-	(*NetMessageMoveTo)(nil),                // 16: twinframe.v1.NetMessageMoveTo
-	(*NetMessageStop)(nil),                  // 17: twinframe.v1.NetMessageStop
-	(*NetMessageFire)(nil),                  // 18: twinframe.v1.NetMessageFire
-	(*NetMessagePing)(nil),                  // 19: twinframe.v1.NetMessagePing
-	(*NetMessageXDumpRequest)(nil),          // 20: twinframe.v1.NetMessageXDumpRequest
-	(*NetMessageLiveEditRequest)(nil),       // 21: twinframe.v1.NetMessageLiveEditRequest
-	(*NetMessageDebugCommand)(nil),          // 22: twinframe.v1.NetMessageDebugCommand
-	(*NetMessageResyncRequest)(nil),         // 23: twinframe.v1.NetMessageResyncRequest
-	(*NetMessageLoginResult)(nil),           // 24: twinframe.v1.NetMessageLoginResult
-	(*NetMessageRegionChange)(nil),          // 25: twinframe.v1.NetMessageRegionChange
-	(*NetMessageServerFrame)(nil),           // 26: twinframe.v1.NetMessageServerFrame
-	(*NetMessageEntityCreate)(nil),          // 27: twinframe.v1.NetMessageEntityCreate
-	(*NetMessageEntityDestroy)(nil),         // 28: twinframe.v1.NetMessageEntityDestroy
-	(*NetMessageLocomotionStateUpdate)(nil), // 29: twinframe.v1.NetMessageLocomotionStateUpdate
-	(*NetMessagePowerResult)(nil),           // 30: twinframe.v1.NetMessagePowerResult
-	(*NetMessagePong)(nil),                  // 31: twinframe.v1.NetMessagePong
-	(*NetMessageXDumpResponse)(nil),         // 32: twinframe.v1.NetMessageXDumpResponse
-	(*NetMessageLiveEditResponse)(nil),      // 33: twinframe.v1.NetMessageLiveEditResponse
-	(*NetMessageDebugDraw)(nil),             // 34: twinframe.v1.NetMessageDebugDraw
-	(*NetMessageServerFrameStats)(nil),      // 35: twinframe.v1.NetMessageServerFrameStats
-	(*NetMessageRegionList)(nil),            // 36: twinframe.v1.NetMessageRegionList
-	(*NetMessageError)(nil),                 // 37: twinframe.v1.NetMessageError
+	(*NetStructDebugContact)(nil),           // 14: twinframe.v1.NetStructDebugContact
+	(*NetStructRegionInfo)(nil),             // 15: twinframe.v1.NetStructRegionInfo
+	(*NetMessageLogin)(nil),                 // 16: twinframe.v1.NetMessageLogin
+	(*NetMessageMoveTo)(nil),                // 17: twinframe.v1.NetMessageMoveTo
+	(*NetMessageStop)(nil),                  // 18: twinframe.v1.NetMessageStop
+	(*NetMessageFire)(nil),                  // 19: twinframe.v1.NetMessageFire
+	(*NetMessagePing)(nil),                  // 20: twinframe.v1.NetMessagePing
+	(*NetMessageXDumpRequest)(nil),          // 21: twinframe.v1.NetMessageXDumpRequest
+	(*NetMessageLiveEditRequest)(nil),       // 22: twinframe.v1.NetMessageLiveEditRequest
+	(*NetMessageDebugCommand)(nil),          // 23: twinframe.v1.NetMessageDebugCommand
+	(*NetMessageResyncRequest)(nil),         // 24: twinframe.v1.NetMessageResyncRequest
+	(*NetMessageLoginResult)(nil),           // 25: twinframe.v1.NetMessageLoginResult
+	(*NetMessageRegionChange)(nil),          // 26: twinframe.v1.NetMessageRegionChange
+	(*NetMessageServerFrame)(nil),           // 27: twinframe.v1.NetMessageServerFrame
+	(*NetMessageEntityCreate)(nil),          // 28: twinframe.v1.NetMessageEntityCreate
+	(*NetMessageEntityDestroy)(nil),         // 29: twinframe.v1.NetMessageEntityDestroy
+	(*NetMessageLocomotionStateUpdate)(nil), // 30: twinframe.v1.NetMessageLocomotionStateUpdate
+	(*NetMessagePowerResult)(nil),           // 31: twinframe.v1.NetMessagePowerResult
+	(*NetMessagePong)(nil),                  // 32: twinframe.v1.NetMessagePong
+	(*NetMessageXDumpResponse)(nil),         // 33: twinframe.v1.NetMessageXDumpResponse
+	(*NetMessageLiveEditResponse)(nil),      // 34: twinframe.v1.NetMessageLiveEditResponse
+	(*NetMessageDebugDraw)(nil),             // 35: twinframe.v1.NetMessageDebugDraw
+	(*NetMessageServerFrameStats)(nil),      // 36: twinframe.v1.NetMessageServerFrameStats
+	(*NetMessageRegionList)(nil),            // 37: twinframe.v1.NetMessageRegionList
+	(*NetMessageError)(nil),                 // 38: twinframe.v1.NetMessageError
 }
 var file_shared_protocol_pb_twinframe_proto_depIdxs = []int32{
 	3,  // 0: twinframe.v1.NetStructDebugEvent.kind:type_name -> twinframe.v1.DebugEventKind
@@ -3045,14 +3363,15 @@ var file_shared_protocol_pb_twinframe_proto_depIdxs = []int32{
 	10, // 11: twinframe.v1.NetMessageDebugDraw.polygons:type_name -> twinframe.v1.NetStructDebugPolygon
 	11, // 12: twinframe.v1.NetMessageDebugDraw.texts:type_name -> twinframe.v1.NetStructDebugText
 	13, // 13: twinframe.v1.NetMessageDebugDraw.events:type_name -> twinframe.v1.NetStructDebugEvent
-	12, // 14: twinframe.v1.NetMessageServerFrameStats.regions:type_name -> twinframe.v1.NetStructRegionTiming
-	14, // 15: twinframe.v1.NetMessageRegionList.regions:type_name -> twinframe.v1.NetStructRegionInfo
-	1,  // 16: twinframe.v1.NetMessageError.code:type_name -> twinframe.v1.ErrorCode
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	14, // 14: twinframe.v1.NetMessageDebugDraw.contacts:type_name -> twinframe.v1.NetStructDebugContact
+	12, // 15: twinframe.v1.NetMessageServerFrameStats.regions:type_name -> twinframe.v1.NetStructRegionTiming
+	15, // 16: twinframe.v1.NetMessageRegionList.regions:type_name -> twinframe.v1.NetStructRegionInfo
+	1,  // 17: twinframe.v1.NetMessageError.code:type_name -> twinframe.v1.ErrorCode
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_shared_protocol_pb_twinframe_proto_init() }
@@ -3060,14 +3379,14 @@ func file_shared_protocol_pb_twinframe_proto_init() {
 	if File_shared_protocol_pb_twinframe_proto != nil {
 		return
 	}
-	file_shared_protocol_pb_twinframe_proto_msgTypes[10].OneofWrappers = []any{}
+	file_shared_protocol_pb_twinframe_proto_msgTypes[11].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_shared_protocol_pb_twinframe_proto_rawDesc), len(file_shared_protocol_pb_twinframe_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   33,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
