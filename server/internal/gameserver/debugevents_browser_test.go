@@ -47,7 +47,10 @@ func TestBrowserServerContact(t *testing.T) {
 	b.Poll(t, "the row in the filtered table", fmt.Sprintf(`!!document.querySelector(%q)`, sel), 10*time.Second)
 	box := webtest.Eval[map[string]float64](t, b, `(() => { const r = document.getElementById("timeline").getBoundingClientRect(); return {x: r.x + 20, y: r.y + 30}; })()`)
 	b.Do(t, chromedp.MouseEvent(chromedp.MouseMoved, box["x"], box["y"]), chromedp.Sleep(400*time.Millisecond))
-	b.Do(t, chromedp.ScrollIntoView(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
+	// The click is the page's own (element.click(), in one task): the panel redraws
+	// its rows as events arrive, and a row the browser looked up by node id may be
+	// gone by the time a protocol click reaches it.
+	b.Do(t, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).click()`, sel)))
 
 	b.Poll(t, "the seek to the row's frame", fmt.Sprintf("twinframe.replaying && twinframe.frame === %v", frame), 20*time.Second)
 	b.Poll(t, "the contact's numbers in the panel", `document.getElementById("contact").textContent.includes("time of impact")`, 10*time.Second)
