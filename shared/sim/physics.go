@@ -151,7 +151,11 @@ func (g *Game) moveEntity(r *Region, e *Entity, i int) {
 		// Both entity sweeps below stay within |mm| of start: gather the candidates once.
 		l := float32(geom.Len(mm)*1.001) + 1e-3
 		g.gatherNear(&r.grid, e, geom.Sub(start, vec(l)), geom.Add(start, vec(l)))
-		if h, other, ok := g.sweepNear(r, e, start, mm); ok {
+		// Most movers of a crowd have no candidate: nothing to sweep against, and the
+		// slide below exists only after a hit.
+		if len(g.near) == 0 {
+			// No entity sweep.
+		} else if h, other, ok := g.sweepNear(r, e, start, mm); ok {
 			t := backoff(h.T, geom.Len(mm))
 			p := geom.Axpy(start, mm, t)
 			rest := geom.Scale(mm, 1-t)
