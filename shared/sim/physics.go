@@ -113,7 +113,12 @@ func (g *Game) physicsResolveEntities() {
 			e.dead = true
 			g.destroys++
 		}
-		g.commitMove(e, from)
+		if e.motion[0] != 0 || e.motion[1] != 0 || e.loco.mode == Direct || e.loco.mode == PathMove {
+			// Else commitMove has nothing to do: an entity without motion commits only
+			// the arrival of a Direct or PathMove move (the idle of a crowd, 40% of it
+			// downtown, skip the call).
+			g.commitMove(e, from)
+		}
 		if e.owner >= 0 {
 			g.owned = append(g.owned, e) // updatePortals' candidates
 		}
