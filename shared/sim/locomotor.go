@@ -246,7 +246,10 @@ func (g *Game) commitMove(e *Entity, from mgl32.Vec2) {
 	}
 	want := geom.Add(from, e.motion)
 	moved := geom.Sub(e.pos, from)
-	e.loco.next = e.loco.passedCorners(e.planNext, e.pos)
+	if e.planNext > e.loco.next {
+		// Most frames plan no corner: passedCorners would return next unchanged.
+		e.loco.next = e.loco.passedCorners(e.planNext, e.pos)
+	}
 	if geom.Dist(e.pos, want) <= reachEpsilon {
 		e.stuck = 0
 	} else if geom.LenSq(moved) < float32(0.0625*geom.LenSq(e.motion)) {

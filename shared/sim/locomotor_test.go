@@ -93,3 +93,22 @@ func TestTouchPath(t *testing.T) {
 		}
 	}
 }
+
+// TestArriveWithoutMotion: a move that plans no motion in its first frame (a path of
+// one node, to where the entity stands) ends in that frame's commit, although physics
+// has nothing to move: the physics pass must commit entities without motion whose
+// move can arrive.
+func TestArriveWithoutMotion(t *testing.T) {
+	t.Parallel()
+	g := quiet(t)
+	av := spawn(t, g, protoAvatar, mgl32.Vec2{64, 64})
+	e := g.Entity(av)
+	st, err := g.MoveAlongPath(av, e.Pos())
+	if err != nil || st != navi.PathComplete || e.Mode() != PathMove {
+		t.Fatalf("MoveAlongPath to its own position: %v, %v, mode %v", st, err, e.Mode())
+	}
+	run(t, g, 1)
+	if e.Mode() != Idle {
+		t.Errorf("after a frame: mode %v, want idle", e.Mode())
+	}
+}

@@ -113,7 +113,12 @@ func (g *Game) physicsResolveEntities() {
 			e.dead = true
 			g.destroys++
 		}
-		g.commitMove(e, from)
+		if e.motion[0] != 0 || e.motion[1] != 0 || e.loco.mode == Direct || e.loco.mode == PathMove {
+			// Else commitMove has nothing to do: an entity without motion commits only
+			// the arrival of a Direct or PathMove move (the idle of a crowd, 40% of it
+			// downtown, skip the call).
+			g.commitMove(e, from)
+		}
 		if e.owner >= 0 {
 			g.owned = append(g.owned, e) // updatePortals' candidates
 		}
@@ -151,7 +156,11 @@ func (g *Game) moveEntity(r *Region, e *Entity, i int) {
 		// Both entity sweeps below stay within |mm| of start: gather the candidates once.
 		l := float32(geom.Len(mm)*1.001) + 1e-3
 		g.gatherNear(&r.grid, e, geom.Sub(start, vec(l)), geom.Add(start, vec(l)))
-		if h, other, ok := g.sweepNear(r, e, start, mm); ok {
+		// Most movers of a crowd have no candidate: nothing to sweep against, and the
+		// slide below exists only after a hit.
+		if len(g.near) == 0 {
+			// No entity sweep.
+		} else if h, other, ok := g.sweepNear(r, e, start, mm); ok {
 			t := backoff(h.T, geom.Len(mm))
 			p := geom.Axpy(start, mm, t)
 			rest := geom.Scale(mm, 1-t)
