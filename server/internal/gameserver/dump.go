@@ -143,9 +143,9 @@ func (s *Server) encodeJob(snap *dumpSnap, j *dumpJob) {
 	r := &pb.NetMessageXDumpResponse{RequestId: j.requestID}
 	switch {
 	case err != nil:
-		r.Error = err.Error()
+		r.Code, r.Error = pb.ErrorCode_ERROR_CODE_BAD_PACKET, err.Error()
 	case len(text) > maxDump:
-		r.Error = "xdump: response too large; narrow it with RECORDS or ?COND"
+		r.Code, r.Error = pb.ErrorCode_ERROR_CODE_TOO_LARGE, "xdump: response too large; narrow it with RECORDS or ?COND"
 	default:
 		r.Text = text
 	}
@@ -218,7 +218,7 @@ func (s *Server) xdumpRequest(c *session, m *pb.NetMessageXDumpRequest) {
 			s.metrics.xdumps.WithLabelValues("rate_limited").Inc()
 			c.dumpRefused++
 			c.replies = append(c.replies, &pb.NetMessageXDumpResponse{RequestId: m.GetRequestId(),
-				Error: pb.ErrorCode_ERROR_CODE_RATE_LIMITED.String() + ": " + why})
+				Code: pb.ErrorCode_ERROR_CODE_RATE_LIMITED, Error: pb.ErrorCode_ERROR_CODE_RATE_LIMITED.String() + ": " + why})
 			if c.dumpRefused >= maxDumpRefusals {
 				c.fail(pb.ErrorCode_ERROR_CODE_RATE_LIMITED,
 					fmt.Sprintf("xdump requests refused %d times in a row", maxDumpRefusals))
@@ -229,7 +229,7 @@ func (s *Server) xdumpRequest(c *session, m *pb.NetMessageXDumpRequest) {
 	if !s.reserveDump() {
 		s.metrics.xdumps.WithLabelValues("busy").Inc()
 		c.replies = append(c.replies, &pb.NetMessageXDumpResponse{RequestId: m.GetRequestId(),
-			Error: pb.ErrorCode_ERROR_CODE_RATE_LIMITED.String() + ": " + errDumpBusy.Error()})
+			Code: pb.ErrorCode_ERROR_CODE_RATE_LIMITED, Error: pb.ErrorCode_ERROR_CODE_RATE_LIMITED.String() + ": " + errDumpBusy.Error()})
 		return
 	}
 	c.dumpRefused = 0

@@ -79,11 +79,12 @@ func TestPlayerDumpIsItsView(t *testing.T) {
 	held := map[uint64][]uint64{} // frame → the ids the client's replica holds
 	held[r.rep.ServerFrame()] = r.rep.IDs(nil)
 	if err := c.send(&pb.NetMessageXDumpRequest{RequestId: 5, Command: "xdump entity"},
-		&pb.NetMessageXDumpRequest{RequestId: 6, Command: "lost"}); err != nil {
+		&pb.NetMessageXDumpRequest{RequestId: 6, Command: "lost"},
+		&pb.NetMessageXDumpRequest{RequestId: 7, Command: "xdump nosuchtable"}); err != nil {
 		t.Fatal(err)
 	}
 	got := map[uint32]*pb.NetMessageXDumpResponse{}
-	for len(got) < 2 {
+	for len(got) < 3 {
 		p := c.next(wait)
 		for _, m := range p {
 			if d, ok := m.(*pb.NetMessageXDumpResponse); ok {
@@ -93,8 +94,13 @@ func TestPlayerDumpIsItsView(t *testing.T) {
 		r.apply(t, p)
 		held[r.rep.ServerFrame()] = r.rep.IDs(nil)
 	}
-	if got[5].Error != "" || got[6].Error != "" {
-		t.Fatalf("dumps failed: %q, %q", got[5].Error, got[6].Error)
+	if got[5].Error != "" || got[6].Error != "" || got[5].Code != 0 || got[6].Code != 0 {
+		t.Fatalf("dumps failed: %v %q, %v %q", got[5].Code, got[5].Error, got[6].Code, got[6].Error)
+	}
+	// A command that is not valid xdump is answered, not fatal, with a code a
+	// program can act on and the text for a person.
+	if bad := got[7]; bad.Code != pb.ErrorCode_ERROR_CODE_BAD_PACKET || !strings.Contains(bad.Error, "nosuchtable") || bad.Text != "" {
+		t.Errorf("a bad command: code %v, error %q, text %q; want ERROR_CODE_BAD_PACKET naming the table", bad.Code, bad.Error, bad.Text)
 	}
 	ids, frame := dumpIDs(t, got[5].Text)
 	client, ok := held[frame]
@@ -276,9 +282,9 @@ func TestDumpRateLimits(t *testing.T) {
 			for _, m := range c.next(wait) {
 				if d, is := m.(*pb.NetMessageXDumpResponse); is {
 					switch {
-					case d.Error == "":
+					case d.Error == "" && d.Code == pb.ErrorCode_ERROR_CODE_UNSPECIFIED:
 						ok++
-					case strings.HasPrefix(d.Error, "ERROR_CODE_RATE_LIMITED: "):
+					case d.Code == pb.ErrorCode_ERROR_CODE_RATE_LIMITED && strings.HasPrefix(d.Error, "ERROR_CODE_RATE_LIMITED: "):
 						limited++
 					default:
 						t.Fatalf("dump %d: %s", d.RequestId, d.Error)

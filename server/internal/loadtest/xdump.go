@@ -1,7 +1,6 @@
 package loadtest
 
 import (
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -67,7 +66,7 @@ func (f *flooder) run(c *client.Client, stop <-chan struct{}) {
 				}
 			}
 		}
-		if strings.HasPrefix(r.Error, pb.ErrorCode_ERROR_CODE_RATE_LIMITED.String()) {
+		if r.Code == pb.ErrorCode_ERROR_CODE_RATE_LIMITED {
 			f.refused.Add(1)
 			select {
 			case <-time.After(floodBackoff):

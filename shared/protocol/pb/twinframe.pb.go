@@ -2576,8 +2576,15 @@ type NetMessageXDumpResponse struct {
 	RequestId uint32 `protobuf:"varint,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The dump; empty on error.
 	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
-	// Why the command failed; empty on success.
-	Error         string `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	// Why the command failed, for a person; empty on success.
+	Error string `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	// Why the command failed, for a program; ERROR_CODE_UNSPECIFIED on success.
+	// ERROR_CODE_RATE_LIMITED: refused before it ran (this session's or address's
+	// xdump limit, or the server busy with other dumps): ask again later.
+	// ERROR_CODE_TOO_LARGE: the dump is over the payload cap: narrow it (records,
+	// ?conditions). ERROR_CODE_BAD_PACKET: the command is not valid xdump (error
+	// says where).
+	Code          ErrorCode `protobuf:"varint,4,opt,name=code,proto3,enum=twinframe.v1.ErrorCode" json:"code,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2631,6 +2638,13 @@ func (x *NetMessageXDumpResponse) GetError() string {
 		return x.Error
 	}
 	return ""
+}
+
+func (x *NetMessageXDumpResponse) GetCode() ErrorCode {
+	if x != nil {
+		return x.Code
+	}
+	return ErrorCode_ERROR_CODE_UNSPECIFIED
 }
 
 // The answer to NetMessageLiveEditRequest: applied at frame, or the exact
@@ -3204,12 +3218,13 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\x0eNetMessagePong\x12,\n" +
 	"\x12client_time_micros\x18\x01 \x01(\x04R\x10clientTimeMicros\x12!\n" +
 	"\fclient_frame\x18\x02 \x01(\x04R\vclientFrame\x12!\n" +
-	"\fserver_frame\x18\x03 \x01(\x04R\vserverFrame\"b\n" +
+	"\fserver_frame\x18\x03 \x01(\x04R\vserverFrame\"\x8f\x01\n" +
 	"\x17NetMessageXDumpResponse\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\rR\trequestId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"g\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\x12+\n" +
+	"\x04code\x18\x04 \x01(\x0e2\x17.twinframe.v1.ErrorCodeR\x04code\"g\n" +
 	"\x1aNetMessageLiveEditResponse\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\rR\trequestId\x12\x14\n" +
@@ -3357,21 +3372,22 @@ var file_shared_protocol_pb_twinframe_proto_depIdxs = []int32{
 	2,  // 5: twinframe.v1.NetMessageResyncRequest.reason:type_name -> twinframe.v1.ResyncReason
 	0,  // 6: twinframe.v1.NetMessageLoginResult.role:type_name -> twinframe.v1.Role
 	6,  // 7: twinframe.v1.NetMessageRegionChange.tables:type_name -> twinframe.v1.NetStructConfigFile
-	7,  // 8: twinframe.v1.NetMessageDebugDraw.segments:type_name -> twinframe.v1.NetStructDebugSegment
-	8,  // 9: twinframe.v1.NetMessageDebugDraw.circles:type_name -> twinframe.v1.NetStructDebugCircle
-	9,  // 10: twinframe.v1.NetMessageDebugDraw.points:type_name -> twinframe.v1.NetStructDebugPoint
-	10, // 11: twinframe.v1.NetMessageDebugDraw.polygons:type_name -> twinframe.v1.NetStructDebugPolygon
-	11, // 12: twinframe.v1.NetMessageDebugDraw.texts:type_name -> twinframe.v1.NetStructDebugText
-	13, // 13: twinframe.v1.NetMessageDebugDraw.events:type_name -> twinframe.v1.NetStructDebugEvent
-	14, // 14: twinframe.v1.NetMessageDebugDraw.contacts:type_name -> twinframe.v1.NetStructDebugContact
-	12, // 15: twinframe.v1.NetMessageServerFrameStats.regions:type_name -> twinframe.v1.NetStructRegionTiming
-	15, // 16: twinframe.v1.NetMessageRegionList.regions:type_name -> twinframe.v1.NetStructRegionInfo
-	1,  // 17: twinframe.v1.NetMessageError.code:type_name -> twinframe.v1.ErrorCode
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	1,  // 8: twinframe.v1.NetMessageXDumpResponse.code:type_name -> twinframe.v1.ErrorCode
+	7,  // 9: twinframe.v1.NetMessageDebugDraw.segments:type_name -> twinframe.v1.NetStructDebugSegment
+	8,  // 10: twinframe.v1.NetMessageDebugDraw.circles:type_name -> twinframe.v1.NetStructDebugCircle
+	9,  // 11: twinframe.v1.NetMessageDebugDraw.points:type_name -> twinframe.v1.NetStructDebugPoint
+	10, // 12: twinframe.v1.NetMessageDebugDraw.polygons:type_name -> twinframe.v1.NetStructDebugPolygon
+	11, // 13: twinframe.v1.NetMessageDebugDraw.texts:type_name -> twinframe.v1.NetStructDebugText
+	13, // 14: twinframe.v1.NetMessageDebugDraw.events:type_name -> twinframe.v1.NetStructDebugEvent
+	14, // 15: twinframe.v1.NetMessageDebugDraw.contacts:type_name -> twinframe.v1.NetStructDebugContact
+	12, // 16: twinframe.v1.NetMessageServerFrameStats.regions:type_name -> twinframe.v1.NetStructRegionTiming
+	15, // 17: twinframe.v1.NetMessageRegionList.regions:type_name -> twinframe.v1.NetStructRegionInfo
+	1,  // 18: twinframe.v1.NetMessageError.code:type_name -> twinframe.v1.ErrorCode
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_shared_protocol_pb_twinframe_proto_init() }
