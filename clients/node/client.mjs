@@ -281,7 +281,7 @@ async function play(types, enums, o, log) {
     const errs = s.errors.length;
     const seq = s.input('NetMessageMoveTo', { target: { x: t[0], y: t[1], z: 0 } });
     await s.until(() => s.ack >= seq, ms, `the ack of MoveTo ${seq}`);
-    if (s.errors.slice(errs).some((e) => e.text.startsWith(`input ${seq}:`))) continue;
+    if (s.errors.slice(errs).some((e) => num(e.input_seq) === seq)) continue;
     await s.until(() => (me().fields & Fields.Moving) || dist(me().position, t) < 0.5, ms, 'the avatar to start walking');
     target = t;
     path = me().path;
@@ -296,12 +296,14 @@ async function play(types, enums, o, log) {
   }
   log(`walked from (${start}) to (${end}) along ${path?.length ?? 0} nodes; ack ${s.ack}`);
 
-  // Fire: the bolt's create, then its end (§6, "Projectiles").
+  // Fire: the bolt's create, then its end (§6, "Projectiles"). The same fire again in
+  // the same frame meets the cooldown: refused by an error naming its input_seq (§7).
   const fseq = s.input('NetMessageFire', { target: { x: end[0] + 6, y: end[1] + 1, z: 0 } });
+  const again = s.input('NetMessageFire', { target: { x: end[0] + 6, y: end[1] + 1, z: 0 } });
   let bolt;
   await s.until(() => {
     bolt = [...s.entities.values()].find((e) => e.create.projectile && e.create.projectile.source === s.avatar);
-    return bolt || s.errors.some((e) => e.text.startsWith(`input ${fseq}:`));
+    return bolt || s.errors.some((e) => num(e.input_seq) === fseq);
   }, ms, 'the bolt');
   if (!bolt) throw new Error(`the fire was refused: ${s.errors.map((e) => e.text).join('; ')}`);
   const bid = bolt.create.id;
@@ -309,9 +311,15 @@ async function play(types, enums, o, log) {
   await s.until(() => s.destroyed.some((d) => d.id === bid), ms, `the end of bolt ${bid}`);
   const gone = s.destroyed.find((d) => d.id === bid);
   if (gone.frame > endFrame) throw new Error(`bolt ${bid} destroyed at frame ${gone.frame}, after its end frame ${endFrame}`);
+  await s.until(() => s.ack >= again, ms, `the ack of Fire ${again}`);
+  const refused = s.errors.find((e) => num(e.input_seq) === again);
+  if (!refused || refused.code !== enums.ErrorCode.values.ERROR_CODE_BAD_PACKET) {
+    throw new Error(`the second fire in one frame was not refused: errors ${JSON.stringify(s.errors)}`);
+  }
   const hit = s.powers.find((p) => p.projectile === bid);
   log(`fired bolt ${bid} (end frame ${endFrame}); gone at frame ${gone.frame}` +
-    (hit ? `, hit ${hit.target === 0 ? 'a wall' : `entity ${hit.target}`} at (${hit.point}) for ${hit.damage}` : ', hit nothing'));
+    (hit ? `, hit ${hit.target === 0 ? 'a wall' : `entity ${hit.target}`} at (${hit.point}) for ${hit.damage}` : ', hit nothing') +
+    `; input ${again} refused: ${refused.text}`);
 
   // Resync (§9): a login answer again, then everything created again.
   const held = s.entities.size;

@@ -1,8 +1,10 @@
 package replication
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
@@ -67,6 +69,15 @@ var ErrOutOfSequence = errors.New("input out of sequence")
 type Inputs struct {
 	ack     uint32
 	pending []Input // ascending Seq
+	// applied maps the inputs the last Apply enqueued to their places in the
+	// game's queue, for Rejected.
+	applied []queuedInput
+}
+
+// queuedInput is an input Apply enqueued: its number and its sim.Rejected Index.
+type queuedInput struct {
+	seq   uint32
+	index int
 }
 
 // Queue schedules in for the frame it is stamped with, but never before next (the
@@ -116,6 +127,7 @@ func (q *Inputs) Ack() uint32 { return q.ack }
 // sequence order, and acknowledges them. done, when not nil, is called for each with
 // the error sim.Game.Enqueue gave (nil when it took the input).
 func (q *Inputs) Apply(g *sim.Game, avatar sim.EntityID, f uint64, done func(in *Input, err error)) {
+	q.applied = q.applied[:0]
 	n := 0
 	for _, in := range q.pending {
 		if in.Due > f {
@@ -125,6 +137,9 @@ func (q *Inputs) Apply(g *sim.Game, avatar sim.EntityID, f uint64, done func(in 
 		}
 		in.Sim.Entity = avatar
 		err := g.Enqueue(in.Sim)
+		if err == nil {
+			q.applied = append(q.applied, queuedInput{in.Seq, g.QueuedInputs() - 1})
+		}
 		if done != nil {
 			done(&in, err)
 		}
@@ -132,4 +147,21 @@ func (q *Inputs) Apply(g *sim.Game, avatar sim.EntityID, f uint64, done func(in 
 	}
 	clear(q.pending[n:])
 	q.pending = q.pending[:n]
+}
+
+// Rejected calls reject for each input of the last Apply that g's Step then
+// rejected (a target it cannot reach, a fire within the cooldown), with the
+// input's number and the reason, so that the client that sent it is told which
+// one and why. Call it after that Step and before the next Apply.
+func (q *Inputs) Rejected(g *sim.Game, reject func(seq uint32, err error)) {
+	if len(q.applied) == 0 {
+		return
+	}
+	for _, rj := range g.Rejected() {
+		i, found := slices.BinarySearchFunc(q.applied, rj.Index, func(a queuedInput, index int) int { return cmp.Compare(a.index, index) })
+		if found {
+			reject(q.applied[i].seq, rj.Err)
+		}
+	}
+	q.applied = q.applied[:0]
 }

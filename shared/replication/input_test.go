@@ -119,3 +119,56 @@ func TestInputsSchedule(t *testing.T) {
 		t.Error("Resume(7) must take 8 next and refuse 7")
 	}
 }
+
+// TestInputsRejected: the inputs a Step rejects go back to the queue that applied
+// them, by number, even when an equal input of the same frame was taken (the
+// second of two identical fires meets the cooldown), and never to another queue.
+func TestInputsRejected(t *testing.T) {
+	t.Parallel()
+	g := quietGame(t)
+	r := g.Regions()[0]
+	spawn := r.SpawnPoints()[0]
+	var avatars [2]sim.EntityID
+	for i := range avatars {
+		id, err := g.Spawn(0, r.ID(), spawn, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		avatars[i] = id
+	}
+	target := spawn.Add(mgl32.Vec2{6, 1})
+	var queues [2]replication.Inputs
+	queue := func(q *replication.Inputs, m proto.Message) {
+		in, _ := replication.DecodeInput(m)
+		if err := q.Queue(in, g.Frame()+1, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queue(&queues[0], replication.Fire(1, 0, target))
+	queue(&queues[0], replication.Fire(2, 0, target)) // the same fire again: cooldown
+	queue(&queues[0], replication.Stop(3, 0))
+	queue(&queues[1], replication.Fire(7, 0, target))
+	type rejection struct {
+		queue int
+		seq   uint32
+		err   error
+	}
+	var got []rejection
+	for step := range 2 {
+		for i := range queues {
+			queues[i].Apply(g, avatars[i], g.Frame()+1, nil)
+		}
+		if err := g.Step(); err != nil {
+			t.Fatal(err)
+		}
+		for i := range queues {
+			queues[i].Rejected(g, func(seq uint32, err error) { got = append(got, rejection{i, seq, err}) })
+		}
+		if step == 0 && len(g.Rejected()) != 1 {
+			t.Fatalf("the game rejected %d inputs, want the second fire only", len(g.Rejected()))
+		}
+	}
+	if len(got) != 1 || got[0].queue != 0 || got[0].seq != 2 || !errors.Is(got[0].err, sim.ErrCooldown) {
+		t.Errorf("rejections %+v; want input 2 of the first queue, for the cooldown", got)
+	}
+}

@@ -53,6 +53,10 @@ func (in *Input) Serialize(a *archive.Archive) error {
 type Rejected struct {
 	Input Input
 	Err   error
+	// Index is the input's place among the inputs the Step applied, in the order
+	// Enqueue took them (0 first): what tells two equal inputs apart, as when a
+	// second identical fire in one frame meets the cooldown.
+	Index int
 }
 
 // Enqueue queues an input for the start of the next Step. It rejects at once what can
@@ -71,6 +75,11 @@ func (g *Game) Enqueue(in Input) error {
 
 // Rejected returns the inputs the last Step rejected. The slice is reused.
 func (g *Game) Rejected() []Rejected { return g.rejected }
+
+// QueuedInputs returns how many inputs wait for the next Step: right after an
+// Enqueue that took an input, QueuedInputs()-1 is the Index its Rejected would
+// have.
+func (g *Game) QueuedInputs() int { return len(g.inputs) }
 
 func (g *Game) apply(in *Input) error {
 	switch in.Command {

@@ -349,7 +349,7 @@ func (g *Game) Step() error {
 	// 1. Inputs, in the order they were queued.
 	for i := range g.inputs {
 		if err := g.apply(&g.inputs[i]); err != nil {
-			g.rejected = append(g.rejected, Rejected{Input: g.inputs[i], Err: err})
+			g.rejected = append(g.rejected, Rejected{Input: g.inputs[i], Err: err, Index: i})
 		}
 	}
 	g.inputs = g.inputs[:0]

@@ -334,10 +334,57 @@ func TestInputSequence(t *testing.T) {
 		}
 		want := fmt.Sprintf("input %d out of sequence", st.seq)
 		switch {
-		case st.refused && (refusal == nil || refusal.GetCode() != pb.ErrorCode_ERROR_CODE_BAD_PACKET || refusal.GetText() != want):
+		case st.refused && (refusal == nil || refusal.GetCode() != pb.ErrorCode_ERROR_CODE_BAD_PACKET || refusal.GetText() != want || refusal.GetInputSeq() != st.seq):
 			t.Fatalf("input %d: refusal %v, want a bad packet %q", st.seq, refusal, want)
 		case !st.refused && refusal != nil:
 			t.Fatalf("input %d: refused: %v", st.seq, refusal)
 		}
+	}
+}
+
+// TestRejectedInputReported: an input the game rejects in its step (the second of
+// two fires in one frame meets the cooldown) is acknowledged, and the client is
+// told which input and why by a non-fatal error carrying its input_seq.
+func TestRejectedInputReported(t *testing.T) {
+	checkLeaks(t)
+	s := startServer(t, "", nil)
+	c := dial(t, s.url, dialOpt{})
+	c.login("rejected", nil)
+	r := newReceived()
+	for !r.rep.Ready() || r.frames < 2 {
+		r.apply(t, c.next(wait))
+	}
+	own, ok := r.rep.State(r.rep.Player())
+	if !ok {
+		t.Fatal("the client holds no avatar")
+	}
+	at := own.Position
+	target := &pb.NetStructPoint3{X: at[0] + 6, Y: at[1] + 1}
+	stamp := r.rep.ServerFrame() + 2
+	if err := c.send(&pb.NetMessageFire{InputSeq: 1, ClientFrame: stamp, Target: target},
+		&pb.NetMessageFire{InputSeq: 2, ClientFrame: stamp, Target: target}); err != nil {
+		t.Fatal(err)
+	}
+	var errs []*pb.NetMessageError
+	for n := 0; ; n++ {
+		if n == 200 {
+			t.Fatalf("no acknowledgement of input 2 in 200 packets (errors %v)", errs)
+		}
+		acked := false
+		for _, m := range c.next(wait) {
+			switch m := m.(type) {
+			case *pb.NetMessageServerFrame:
+				acked = m.GetLastInputSeq() >= 2
+			case *pb.NetMessageError:
+				errs = append(errs, m)
+			}
+		}
+		if acked {
+			break
+		}
+	}
+	if len(errs) != 1 || errs[0].GetInputSeq() != 2 || errs[0].GetCode() != pb.ErrorCode_ERROR_CODE_BAD_PACKET ||
+		!strings.HasPrefix(errs[0].GetText(), "input 2: ") || !strings.Contains(errs[0].GetText(), "cooldown") {
+		t.Fatalf("errors %v; want one for input 2, the cooldown", errs)
 	}
 }

@@ -163,8 +163,13 @@ func (s *Server) stepRegions() time.Duration {
 		if err := r.game.Step(); err != nil {
 			s.log.Warn("step", "region", r.name, "frame", f, "err", err)
 		}
-		for _, rj := range r.game.Rejected() {
-			s.log.Debug("input rejected", "region", r.name, "entity", rj.Input.Entity, "err", rj.Err)
+		if len(r.game.Rejected()) > 0 {
+			for _, rj := range r.game.Rejected() {
+				s.log.Debug("input rejected", "region", r.name, "entity", rj.Input.Entity, "err", rj.Err)
+			}
+			for _, c := range r.sessions {
+				s.reportRejected(c)
+			}
 		}
 		r.busy = clk.Now() - t0
 	})

@@ -619,7 +619,7 @@ func (s *Server) drain(c *session) {
 		}
 		if !c.view.InSequence(in.Seq) {
 			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
-				Text: fmt.Sprintf("input %d out of sequence", in.Seq)})
+				Text: fmt.Sprintf("input %d out of sequence", in.Seq), InputSeq: in.Seq})
 			continue
 		}
 		if c.inTokens == 0 {
@@ -689,8 +689,20 @@ func (s *Server) dropInput(c *session) bool {
 func (s *Server) applyInputs(c *session, f uint64) {
 	c.view.Apply(c.reg.game, c.avatar, f, func(in *replication.Input, err error) {
 		if err != nil {
-			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
-				Text: fmt.Sprintf("input %d: %v", in.Seq, err)})
+			c.refuseInput(in.Seq, err)
 		}
 	})
+}
+
+// reportRejected tells the session which of the inputs applyInputs gave the
+// region's last step the game rejected, and why.
+func (s *Server) reportRejected(c *session) {
+	c.view.Rejected(c.reg.game, c.refuseInput)
+}
+
+// refuseInput tells the client that its input seq was not carried out, and why:
+// a non-fatal error in the next frame packet.
+func (c *session) refuseInput(seq uint32, err error) {
+	c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
+		Text: fmt.Sprintf("input %d: %v", seq, err), InputSeq: seq})
 }

@@ -3004,7 +3004,11 @@ type NetMessageError struct {
 	// A sentence for a person, naming what was refused and why.
 	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
 	// The request it answers, if any (NetMessageXDumpRequest.request_id).
-	RequestId     uint32 `protobuf:"varint,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId uint32 `protobuf:"varint,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The input it is about, if any: the input_seq of an input dropped as out of
+	// sequence or not valid, or applied and rejected by the game (a target it
+	// cannot reach, a fire within the cooldown). 0 for none.
+	InputSeq      uint32 `protobuf:"varint,4,opt,name=input_seq,json=inputSeq,proto3" json:"input_seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3056,6 +3060,13 @@ func (x *NetMessageError) GetText() string {
 func (x *NetMessageError) GetRequestId() uint32 {
 	if x != nil {
 		return x.RequestId
+	}
+	return 0
+}
+
+func (x *NetMessageError) GetInputSeq() uint32 {
+	if x != nil {
+		return x.InputSeq
 	}
 	return 0
 }
@@ -3251,12 +3262,13 @@ const file_shared_protocol_pb_twinframe_proto_rawDesc = "" +
 	"\aregions\x18\x06 \x03(\v2#.twinframe.v1.NetStructRegionTimingR\aregions\"v\n" +
 	"\x14NetMessageRegionList\x12!\n" +
 	"\fserver_frame\x18\x01 \x01(\x04R\vserverFrame\x12;\n" +
-	"\aregions\x18\x02 \x03(\v2!.twinframe.v1.NetStructRegionInfoR\aregions\"q\n" +
+	"\aregions\x18\x02 \x03(\v2!.twinframe.v1.NetStructRegionInfoR\aregions\"\x8e\x01\n" +
 	"\x0fNetMessageError\x12+\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x17.twinframe.v1.ErrorCodeR\x04code\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x03 \x01(\rR\trequestId*=\n" +
+	"request_id\x18\x03 \x01(\rR\trequestId\x12\x1b\n" +
+	"\tinput_seq\x18\x04 \x01(\rR\binputSeq*=\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_PLAYER\x10\x01\x12\x0e\n" +
