@@ -1,6 +1,7 @@
 package protocol_test
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"strings"
@@ -65,4 +66,53 @@ func TestContactFromMessageRefuses(t *testing.T) {
 			t.Errorf("%s: %v, want ErrBadPayload with %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// FuzzContactFromMessage decodes arbitrary NetStructDebugContact payloads (the
+// server's explanation of a collision, read by the viewer). It must never panic;
+// a refused contact returns no contact; an accepted one has whole edges and an
+// edge hit among them, and encodes back to a message that decodes to the same.
+func FuzzContactFromMessage(f *testing.F) {
+	edges := []float32{0, 0, 4, 0, 4, 0, 4, -3.5}
+	for _, m := range []*pb.NetStructDebugContact{
+		{EntityId: 17, OtherId: 23, Radius: 0.45, OtherRadius: 0.6, StartX: 10.5, MotionX: 0.2, Toi: 0.37, Edges: edges},
+		{EntityId: 17, Radius: 0.45, Toi: 0.5, NormalY: 1, Edges: edges, EdgeHit: 2},
+		{Edges: []float32{0, 0, 1}},
+		{Edges: edges[:4], EdgeHit: 2},
+		{},
+	} {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 1<<14 {
+			return
+		}
+		var m pb.NetStructDebugContact
+		if proto.Unmarshal(b, &m) != nil {
+			return
+		}
+		c, err := protocol.ContactFromMessage(5, 0, &m)
+		if err != nil {
+			if !errors.Is(err, protocol.ErrBadPayload) || !reflect.DeepEqual(c, sim.Contact{}) {
+				t.Fatalf("refused with %v and contact %+v", err, c)
+			}
+			return
+		}
+		if len(c.Edges) != len(m.GetEdges())/4 || c.Hit < -1 || c.Hit >= len(c.Edges) {
+			t.Fatalf("%d edges from %d floats, hit %d", len(c.Edges), len(m.GetEdges()), c.Hit)
+		}
+		again, err := protocol.ContactFromMessage(5, 0, protocol.ContactMessage(&c))
+		if err != nil {
+			t.Fatalf("a decoded contact does not decode again: %v", err)
+		}
+		b1, _ := proto.Marshal(protocol.ContactMessage(&c))
+		b2, _ := proto.Marshal(protocol.ContactMessage(&again))
+		if !bytes.Equal(b1, b2) {
+			t.Fatalf("the contact changed on a round trip:\n% x\n% x", b1, b2)
+		}
+	})
 }
