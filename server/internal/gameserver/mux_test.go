@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 	"github.com/twinframe/twinframe/shared/protocol"
@@ -153,6 +154,10 @@ func TestMuxCommands(t *testing.T) {
 			code: 4001, text: "unknown mux id"},
 		{name: "mux id 0 after the login", first: func(n string) []byte { return muxPacket(t, game, data, login(n)) },
 			then: muxPacket(t, 0, data, &pb.NetMessagePing{}), code: 4001, text: "unknown mux id"},
+		{name: "a message after the login in its packet", first: func(n string) []byte { return muxPacket(t, game, data, login(n), &pb.NetMessagePing{}) },
+			code: 4001, text: "the login packet holds NetMessagePing after the login; send it alone"},
+		{name: "a second login", first: func(n string) []byte { return muxPacket(t, game, data, login(n)) },
+			then: muxPacket(t, game, data, login("again")), code: 4001, text: "NetMessageLogin (id 1) is not taken after the login"},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -386,5 +391,25 @@ func TestRejectedInputReported(t *testing.T) {
 	if len(errs) != 1 || errs[0].GetInputSeq() != 2 || errs[0].GetCode() != pb.ErrorCode_ERROR_CODE_BAD_PACKET ||
 		!strings.HasPrefix(errs[0].GetText(), "input 2: ") || !strings.Contains(errs[0].GetText(), "cooldown") {
 		t.Fatalf("errors %v; want one for input 2, the cooldown", errs)
+	}
+}
+
+// TestCloseReason: a close reason fits a control frame and stays valid UTF-8,
+// cut at a character boundary, so a client that checks it reads the code.
+func TestCloseReason(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 130)
+	for _, tc := range []struct{ name, why, want string }{
+		{"short", "no login in time", "no login in time"},
+		{"exactly the cap", long[:maxCloseReason], long[:maxCloseReason]},
+		{"ASCII over the cap", long, long[:maxCloseReason]},
+		{"two-byte characters across the cap", "x" + strings.Repeat("é", 70), "x" + strings.Repeat("é", 59)},
+		{"a four-byte character across the cap", strings.Repeat("x", 118) + "😀", strings.Repeat("x", 118)},
+		{"invalid bytes dropped", "bad \xff name" + long, ("bad  name" + long)[:maxCloseReason-1]},
+	} {
+		got := closeReason(tc.why)
+		if got != tc.want || len(got) > maxCloseReason || !utf8.ValidString(got) {
+			t.Errorf("%s: %q (%d bytes), want %q", tc.name, got, len(got), tc.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 	"github.com/twinframe/twinframe/server/internal/store"
@@ -352,6 +353,16 @@ func (s *Server) decodeLogin(c *session, rd *protocol.Reader, b []byte) (*pb.Net
 		c.fail(protocol.Code(err), err.Error())
 		return nil, false
 	}
+	// The login comes alone: what followed it would otherwise be read before
+	// the session exists, or silently lost.
+	if rd.Next() {
+		c.fail(pb.ErrorCode_ERROR_CODE_BAD_PACKET, "the login packet holds "+rd.ID().String()+" after the login; send it alone")
+		return nil, false
+	}
+	if err := rd.Err(); err != nil {
+		c.fail(protocol.Code(err), err.Error())
+		return nil, false
+	}
 	return &m, true
 }
 
@@ -586,10 +597,7 @@ func (s *Server) closeConn(c *session) {
 		_ = c.conn.Write(ctx, websocket.MessageBinary, pk.Bytes())
 		cancel()
 	}
-	if len(why) > 120 { // a close reason must fit in a control frame
-		why = why[:120]
-	}
-	c.conn.Close(websocket.StatusCode(CloseCodeBase+int(code)), why)
+	c.conn.Close(websocket.StatusCode(CloseCodeBase+int(code)), closeReason(why))
 }
 
 // drain moves the session's inbox into the loop: inputs are queued for the frame
@@ -656,7 +664,8 @@ func (s *Server) request(c *session, m proto.Message) bool {
 	case *pb.NetMessageResyncRequest:
 		s.resync(c, m)
 	default:
-		c.fail(pb.ErrorCode_ERROR_CODE_BAD_PACKET, fmt.Sprintf("unexpected %T after login", m))
+		id, _ := protocol.IDOf(m)
+		c.fail(pb.ErrorCode_ERROR_CODE_BAD_PACKET, fmt.Sprintf("%v (id %d) is not taken after the login", id, id))
 	}
 	return !c.closed()
 }
@@ -705,4 +714,22 @@ func (s *Server) reportRejected(c *session) {
 func (c *session) refuseInput(seq uint32, err error) {
 	c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
 		Text: fmt.Sprintf("input %d: %v", seq, err), InputSeq: seq})
+}
+
+// maxCloseReason is the longest close reason the server sends: a close frame is
+// a control frame of at most 125 bytes, two of them the code.
+const maxCloseReason = 120
+
+// closeReason cuts why to maxCloseReason bytes at a character boundary: a
+// close reason must be valid UTF-8, and a client that checks it would fail the
+// connection (1007) instead of reading the server's code.
+func closeReason(why string) string {
+	if len(why) <= maxCloseReason {
+		return why
+	}
+	n := maxCloseReason
+	for n > 0 && !utf8.RuneStart(why[n]) {
+		n--
+	}
+	return strings.ToValidUTF8(why[:n], "")
 }
