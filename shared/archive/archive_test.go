@@ -42,7 +42,8 @@ func bools(vs ...bool) func(a *archive.Archive) {
 
 const T, F = true, false
 
-// Known answers: the vectors of docs/ARCHITECTURE.md §4 and more of the same kinds.
+// Known answers for each primitive of docs/PROTOCOL.md §4.2, by hand, beside the
+// generated vectors of §13 (shared/protocol/testdata/vectors).
 func TestReplicationVectors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

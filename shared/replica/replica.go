@@ -461,7 +461,7 @@ func (r *Replica) login(m *pb.NetMessageLoginResult) {
 // regionChange replaces the region: the world (reused when the tables hash is the
 // loaded world's), the prediction game of the new region, and the entities, which
 // the creates that follow fill again. A change to another region while logged in,
-// with no resync asked for, is travel (docs/ARCHITECTURE.md §4): the server
+// with no resync asked for, is travel (docs/ARCHITECTURE.md §7): the server
 // dropped and acknowledged the inputs it had not applied, so the ones it had not
 // received yet (sent after the ack of this packet) apply in the new region and are
 // predicted there; the input numbering, the clock estimate and the drift log go on.

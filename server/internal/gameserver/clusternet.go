@@ -893,7 +893,7 @@ func (s *Server) settle(key string, rev uint64) (string, uint64) {
 			}
 			if errors.Is(err, cluster.ErrNoOwner) {
 				// Released since the handoff began: the target took it and is back
-				// as a new process (§10). Nobody runs the player.
+				// as a new process (docs/ARCHITECTURE.md §10). Nobody runs the player.
 				cancel()
 				return "", 0
 			}

@@ -189,7 +189,7 @@ type statusRegion struct {
 	Node     string        // in a cluster: the node that runs it ("none" while nobody holds it)
 	StepP50  time.Duration // the region's step and replication, over the recent frames
 	StepP99  time.Duration
-	Frame    uint64 // the region's own frame count (regions count apart: §10); 0 when not run here
+	Frame    uint64 // the region's own frame count (regions count apart: docs/ARCHITECTURE.md §10); 0 when not run here
 }
 
 type statusSession struct {
