@@ -3,9 +3,13 @@
 // the test vectors, is refused with a wrong protocol version, logs in, decodes
 // every message and archive it receives while keeping the replica's rules, pings,
 // walks its avatar to a point and checks that it arrives, fires and follows the
-// bolt to its end, asks for a resync, and leaves with a mux Disconnect.
+// bolt to its end, asks for a resync, and leaves with a mux Disconnect. With
+// --deity-token, a second session logs in as deity and walks its avatar while the
+// first walks it between updates (§6.1) and checks each update against its walked
+// copy; then the deity teleports the first session's avatar to another region and
+// the client checks the region change in its frame packet (§6, §7).
 //
-//   node client.mjs --url ws://127.0.0.1:8080/ws [--vectors DIR] [--name NAME] [--timeout SECONDS]
+//   node client.mjs --url ws://127.0.0.1:8080/ws [--vectors DIR] [--name NAME] [--timeout SECONDS] [--deity-token TOKEN]
 //
 // It exits 0 when every check passed, 1 otherwise (each failure on stderr).
 
@@ -16,11 +20,12 @@ import WebSocket from 'ws';
 import { Fields, PROTO_PROJECTILE, Policy } from './archive.mjs';
 import { Command, PROTOCOL_VERSION, decodePacket, encodePacket, loadTypes } from './protocol.mjs';
 import { checkVectors, decodeArchive } from './vectors.mjs';
+import { Walker } from './walk.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 function args(argv) {
-  const o = { vectors: path.resolve(here, '../../shared/protocol/testdata/vectors'), name: 'nodeclient', timeout: 60 };
+  const o = { vectors: path.resolve(here, '../../shared/protocol/testdata/vectors'), name: 'nodeclient', timeout: 60, 'deity-token': '' };
   for (let i = 0; i < argv.length; i += 2) {
     const k = argv[i].replace(/^--?/, '');
     if (!(k in o) && k !== 'url') throw new Error(`unknown flag ${argv[i]}`);
@@ -52,6 +57,10 @@ class Session {
     this.destroyed = []; // {id, frame}
     this.powers = [];
     this.logins = []; // {result, region}
+    this.region = null; // the region id of the last region change
+    this.travels = []; // region changes in frame packets: {frame, change, held, destroys}
+    this.regionLists = [];
+    this.walkChecks = []; // updates compared with the walked copy: {id, frame, frames, off, bound, stop}
     this.closed = null; // {code, reason}
     this.waiters = [];
   }
@@ -123,6 +132,7 @@ class Session {
       }
       this.checkTables(ms[1].message);
       this.entities.clear();
+      this.region = ms[1].message.region_id ?? 0;
       this.avatar = num(ms[0].message.player_entity_id);
       this.logins.push({ result: ms[0].message, region: ms[1].message });
       return;
@@ -139,7 +149,9 @@ class Session {
       this.faults.push(`a packet that starts with ${first}`);
       return;
     }
-    for (const m of ms) this.message(m);
+    // §6: a packet that carries a region change counts in the new region's frames.
+    const travel = ms.some((m) => m.name === 'NetMessageRegionChange');
+    for (const m of ms) this.message(m, travel);
   }
 
   checkTables(rc) {
@@ -159,14 +171,17 @@ class Session {
     if (!h.digest().equals(Buffer.from(rc.tables_hash))) this.faults.push('region change: tables_hash does not match its tables');
   }
 
-  message(m) {
+  message(m, travel) {
     const msg = m.message;
     switch (m.name) {
       case 'NetMessageServerFrame': {
         const f = num(msg.frame);
-        if (f < this.frame || (f === this.frame && !msg.paused)) this.faults.push(`frame ${f} after ${this.frame}`);
+        if (!travel && (f < this.frame || (f === this.frame && !msg.paused))) this.faults.push(`frame ${f} after ${this.frame}`);
         this.frame = f;
         this.ack = num(msg.last_input_seq);
+        this.destroysInFrame = 0;
+        // §6.1: every held walker walks to this frame before the packet's updates.
+        for (const e of this.entities.values()) e.walk?.advanceTo(f);
         break;
       }
       case 'NetMessageEntityCreate': {
@@ -176,13 +191,16 @@ class Session {
         const own = e.id === this.avatar;
         if (own !== ((e.policy & Policy.Owner) !== 0)) this.faults.push(`entity ${e.id}: policy ${e.policy}, own ${own}`);
         if ((e.prototype === PROTO_PROJECTILE) !== (e.projectile !== null)) this.faults.push(`entity ${e.id}: prototype ${e.prototype} vs projectile data`);
-        this.entities.set(e.id, { create: e, loco: e.locomotion, at: this.frame });
+        if (e.region !== this.region) this.faults.push(`create of entity ${e.id} in region ${e.region}, the client is in ${this.region}`);
+        const walk = own || e.projectile ? null : new Walker(e.locomotion);
+        this.entities.set(e.id, { create: e, loco: e.locomotion, at: this.frame, walk, from: this.frame });
         break;
       }
       case 'NetMessageEntityDestroy': {
         const id = num(msg.entity_id);
         if (!this.entities.delete(id)) this.faults.push(`destroy of entity ${id}, which the client does not hold`);
         this.destroyed.push({ id, frame: this.frame });
+        this.destroysInFrame++;
         break;
       }
       case 'NetMessageLocomotionStateUpdate': {
@@ -193,8 +211,17 @@ class Session {
           break;
         }
         if (e.create.projectile) this.faults.push(`update of projectile ${u.entity}`);
+        if (e.walk) {
+          // §6.1: an update merges into the walked state, not the last one received.
+          this.checkWalk(e, u);
+          e.loco = e.walk.state(e.loco);
+        }
         e.loco = apply(e.loco, u);
         e.at = this.frame;
+        if (e.walk) {
+          e.walk = new Walker(e.loco);
+          e.from = e.loco.frame;
+        }
         break;
       }
       case 'NetMessagePowerResult':
@@ -206,16 +233,47 @@ class Session {
       case 'NetMessageError':
         this.errors.push(msg);
         break;
+      case 'NetMessageRegionList':
+        this.regionLists.push(msg);
+        break;
       case 'NetMessageRegionChange':
+        // §6: the client drops every entity it holds (no destroys come for them);
+        // the creates of the new region follow, its own avatar's among them.
         this.checkTables(msg);
+        this.travels.push({ frame: this.frame, change: msg, held: [...this.entities.keys()], destroys: this.destroysInFrame });
+        this.entities.clear();
+        this.region = msg.region_id ?? 0;
         break;
       default:
         break; // decoded by its type; nothing to keep
     }
   }
 
+  // checkWalk compares the walked copy of a held entity with a correction of the
+  // server (§6.1): a stop or one that carries no new path, for a copy that was
+  // walking, may be off by the tolerance, a frame's step of each (the correction
+  // comes the first frame the copy strays) and the wire's rounding, no more.
+  checkWalk(e, u) {
+    const w = e.walk;
+    const stop = !(u.fields & Fields.Moving);
+    if (!(u.fields & Fields.Relative) || !(u.fields & Fields.HasPosition) || ((u.fields & Fields.HasPath) && !stop) || !w.moving) return;
+    w.advanceTo(u.frame);
+    const off = dist(w.pos, u.position);
+    const bound = WALK_TOLERANCE + 2 * w.speed * 0.05 + WIRE_ROUNDING;
+    const c = { id: u.entity, frame: u.frame, frames: u.frame - e.from, off, bound, stop };
+    this.walkChecks.push(c);
+    if (off > bound) {
+      this.faults.push(`entity ${u.entity} walked ${c.frames} frames to (${w.pos}); the server's update at frame ${u.frame} says (${u.position}): off by ${off.toFixed(3)} m > ${bound.toFixed(3)} m`);
+    }
+  }
+
   close() { this.ws.close(); }
 }
+
+// §6.1: the server corrects a walked copy that strays beyond 0.25 m; a correction
+// carries the position rounded to the nearest 1/8 m (at most 1/16 m a coordinate).
+const WALK_TOLERANCE = 0.25;
+const WIRE_ROUNDING = Math.SQRT2 / 16 + 1e-3;
 
 // apply merges a locomotion update into a state (§4.4).
 function apply(prev, u) {
@@ -328,12 +386,119 @@ async function play(types, enums, o, log) {
   await s.until(() => s.entities.has(s.avatar), ms, 'the avatar created again after the resync');
   log(`resync: held ${held} entities before, ${s.entities.size} after the first frame`);
 
+  if (o['deity-token']) await deity(s, types, enums, o, log);
+
   // Leave (§1 step 7).
   s.sendRaw(Uint8Array.from([1, 0, 0, 0, 0, Command.Disconnect]));
   await s.until(() => s.closed, ms, 'the close after Disconnect');
   if (s.closed.code !== 1000) throw new Error(`Disconnect closed with ${s.closed.code} ${s.closed.reason}`);
   if (s.faults.length) throw new Error(s.faults.join('\n'));
   return `${s.packets} packets: ${Object.entries(s.counts).sort().map(([k, v]) => `${k.replace('NetMessage', '')} ${v}`).join(', ')}`;
+}
+
+// table reads the rows of configuration table name from a region change's tables
+// (one `config NAME` block: a header line of column names, rows of
+// whitespace-separated values, "quoted" strings, # comments, `/config`).
+function table(rc, name) {
+  const rows = [];
+  for (const file of rc.tables) {
+    let cols = null;
+    let inside = false;
+    for (const line of (file.text ?? '').split('\n')) {
+      const toks = [];
+      for (const t of line.match(/"[^"]*"|[^\s"]+/g) ?? []) {
+        if (t.startsWith('#')) break;
+        toks.push(t.startsWith('"') ? t.slice(1, -1) : t);
+      }
+      if (toks.length === 0) continue;
+      if (!inside) {
+        inside = toks[0] === 'config' && toks[1] === name;
+        cols = null;
+      } else if (toks[0] === '/config') {
+        inside = false;
+      } else if (!cols) {
+        cols = toks;
+      } else {
+        rows.push(Object.fromEntries(cols.map((c, i) => [c, toks[i]])));
+      }
+    }
+  }
+  return rows;
+}
+
+// deity logs a second session in as deity (§5) and checks, from the first
+// session s, walking (§6.1) and a region change in play (§6, §7).
+async function deity(s, types, enums, o, log) {
+  const ms = o.timeout * 1000;
+  const d = new Session(types, enums, o.url);
+  await d.open();
+  d.send([['NetMessageLogin', { name: `${o.name}-deity`, protocol_version: PROTOCOL_VERSION, deity_token: o['deity-token'] }]]);
+  await d.until(() => d.logins.length === 1, ms, 'the deity login answer');
+  if (d.logins[0].result.role !== enums.Role.values.ROLE_DEITY) throw new Error(`deity login: role ${d.logins[0].result.role}`);
+  await d.until(() => d.entities.has(d.avatar), ms, 'the create of the deity avatar');
+
+  // Walk the deity's avatar about 18 m, a walk of about 60 frames that the
+  // server corrects at least once on the way (its 40-frame refresh) and at the
+  // stop, while s holds it: s walks it between the updates and checks each.
+  const me = () => d.entities.get(d.avatar).loco;
+  await s.until(() => s.entities.has(d.avatar), ms, `the deity avatar ${d.avatar} in the view of ${o.name}`);
+  const from = me().position;
+  const mine = s.entities.get(s.avatar).loco.position;
+  const targets = [];
+  for (let k = 0; k < 16; k++) {
+    const a = (k * Math.PI) / 8;
+    targets.push([from[0] + 18 * Math.cos(a), from[1] + 18 * Math.sin(a)]);
+  }
+  targets.sort((a, b) => dist(a, mine) - dist(b, mine)); // stay in view
+  let target;
+  for (const t of targets) {
+    const errs = d.errors.length;
+    const seq = d.input('NetMessageMoveTo', { target: { x: t[0], y: t[1], z: 0 } });
+    await d.until(() => d.ack >= seq, ms, `the ack of the deity's MoveTo ${seq}`);
+    if (d.errors.slice(errs).some((e) => num(e.input_seq) === seq)) continue;
+    target = t;
+    break;
+  }
+  if (!target) throw new Error('the server refused every MoveTo of the deity');
+  const checks = s.walkChecks.length;
+  await s.until(() => s.walkChecks.slice(checks).some((c) => c.id === d.avatar && c.stop), ms, `the stop of the deity avatar, walked by ${o.name}`);
+  const mineChecks = s.walkChecks.slice(checks).filter((c) => c.id === d.avatar);
+  const longest = Math.max(...mineChecks.map((c) => c.frames));
+  if (longest < 20) throw new Error(`the deity's walk was corrected after ${longest} frames at most: too short to check walking`);
+  const all = s.walkChecks;
+  log(`walked: the deity avatar from (${from}) to (${me().position}), corrected ${mineChecks.length} times ` +
+    `(${mineChecks.map((c) => `${c.frames} frames, off ${c.off.toFixed(3)} m`).join('; ')}); ` +
+    `${all.length} corrections of walked entities in all, the largest ${Math.max(...all.map((c) => c.off)).toFixed(3)} m off`);
+
+  // Teleport s to an arrival marker of another region: a transition row names
+  // one (its region and marker), the region list gives the region's id.
+  d.send([['NetMessageDebugCommand', { op: 'DEBUG_OP_REGIONS' }]]);
+  await d.until(() => d.counts.NetMessageRegionList, ms, 'the region list');
+  const list = d.regionLists[0];
+  const here = list.regions.find((r) => (r.region_id ?? 0) === s.region);
+  const row = table(s.logins[0].region, 'transition').find((t) => t.region !== here?.name);
+  const to = row && list.regions.find((r) => r.name === row.region);
+  if (!to) throw new Error(`no transition to another region than ${here?.name} in the tables`);
+  const before = [...s.entities.keys()];
+  const travels = s.travels.length;
+  const frame = s.frame;
+  d.send([['NetMessageDebugCommand', { op: 'DEBUG_OP_TELEPORT', player_name: o.name, region_id: to.region_id ?? 0, marker_id: Number(row.marker) }]]);
+  await s.until(() => s.travels.length > travels, ms, `the region change to ${to.name}`);
+  const tr = s.travels[travels];
+  if ((tr.change.region_id ?? 0) !== (to.region_id ?? 0)) throw new Error(`region change to ${tr.change.region_id}, want ${to.region_id}`);
+  if (tr.destroys !== 0) throw new Error(`the packet of the region change destroyed ${tr.destroys} entities`);
+  if (num(tr.change.server_frame) > tr.frame) throw new Error(`region change at frame ${tr.change.server_frame} in the packet of frame ${tr.frame}`);
+  await s.until(() => s.entities.has(s.avatar), ms, 'the avatar created again in the new region');
+  const again = s.entities.get(s.avatar).create;
+  if (again.region !== tr.change.region_id) throw new Error(`the avatar created again in region ${again.region}`);
+  const stale = [...s.entities.keys()].filter((id) => id !== s.avatar && before.includes(id));
+  if (stale.length) throw new Error(`entities of the old region still held: ${stale}`);
+  const after = s.frame;
+  await s.until(() => s.frame >= after + 5, ms, 'frames after the region change');
+  log(`teleported to ${to.name} (region ${to.region_id ?? 0}, marker ${row.marker}) at frame ${tr.frame} (region change frame ` +
+    `${num(tr.change.server_frame)}, last frame before ${frame}): dropped ${tr.held.length} entities, avatar ${s.avatar} created again ` +
+    `at (${again.locomotion.position}), ${s.entities.size} held, frames on to ${s.frame}`);
+  d.close();
 }
 
 async function main() {

@@ -32,7 +32,7 @@ export async function loadTypes(file = PROTO_FILE) {
   await root.load(file, { keepCase: true });
   const types = new Map();
   for (const [id, name] of MESSAGES) types.set(id, root.lookupType(`twinframe.v1.${name}`));
-  return { root, types, enums: { ErrorCode: root.lookupEnum('twinframe.v1.ErrorCode') } };
+  return { root, types, enums: { ErrorCode: root.lookupEnum('twinframe.v1.ErrorCode'), Role: root.lookupEnum('twinframe.v1.Role') } };
 }
 
 // JSON form of a message as the vectors give it (§13): proto names, 64-bit

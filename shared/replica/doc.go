@@ -9,10 +9,12 @@
 //
 // A Replica consumes decoded protocol messages (Receive) and never touches a
 // socket or a clock: every call that depends on time takes now, a monotonic
-// duration from any epoch the caller chooses. One server packet is one server
-// frame F: NetMessageServerFrame first, then creates, destroys and updates; when
-// the packet ends, F is complete and the avatar's authoritative state for F is
-// compared with the prediction for F.
+// duration from any epoch the caller chooses. One frame packet is one server
+// frame F: NetMessageServerFrame first, then replies (a region change among them),
+// destroys, creates, updates and power results (docs/PROTOCOL.md §6); when the
+// packet ends, F is complete and the avatar's authoritative state for F is
+// compared with the prediction for F. The login and resync answers carry no
+// NetMessageServerFrame: their region change's server_frame places them.
 //
 // Prediction runs a private sim.Game built from the same tables (its navmesh and
 // props are the server's), holding the own avatar. Every input gets a sequence

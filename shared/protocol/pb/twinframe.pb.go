@@ -2161,8 +2161,12 @@ func (x *NetMessageLoginResult) GetIssuedToken() string {
 	return ""
 }
 
-// Enter a region: at login, at a resync, and when the avatar travels through a
-// portal.
+// Enter a region: at login and at a resync (the login answer), and in a frame
+// packet when the avatar travels (a portal, a deity's DEBUG_OP_TELEPORT to another
+// region, arrival on another cluster node) or a deity's live edit changes the
+// tables (the same region). In a frame packet the client drops every entity it
+// holds (no destroys come for them) and the packet's frame counts in the new
+// region's frames: docs/PROTOCOL.md §6 and §7.
 type NetMessageRegionChange struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The region's id.
