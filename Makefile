@@ -6,6 +6,10 @@ STATICCHECK   := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT     := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 BUF           := github.com/bufbuild/buf/cmd/buf@v1.75.0
 PROTO_RELEASE := shared/protocol/pb/releases/v1.binpb
+# Tools run as `go run pkg@version` (never go.mod tools: see docs): this proxy list
+# reads the module cache first, so once fetched they run with no network at all
+# (the default proxy alone fails offline looking up the module's deprecation).
+TOOL_PROXY    := GOPROXY="file://$(shell $(GO) env GOMODCACHE)/cache/download,$(shell $(GO) env GOPROXY)"
 WASM_EXEC_DIR := $(shell $(GO) env GOROOT)/lib/wasm
 BENCH_COUNT   ?= 6
 BENCH_OUT     ?= bench.txt
@@ -33,7 +37,7 @@ vet:
 
 ## lint: staticcheck, pinned and run through `go run`.
 lint:
-	$(GO) run $(STATICCHECK) ./...
+	$(TOOL_PROXY) $(GO) run $(STATICCHECK) ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
@@ -86,7 +90,7 @@ test-faults:
 ## bench: every benchmark, -count=$(BENCH_COUNT), summarised with benchstat.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count=$(BENCH_COUNT) ./... | tee $(BENCH_OUT)
-	$(GO) run $(BENCHSTAT) $(BENCH_OUT)
+	$(TOOL_PROXY) $(GO) run $(BENCHSTAT) $(BENCH_OUT)
 
 ## fuzz: a short run of every fuzz target (FUZZTIME per target).
 FUZZTIME ?= 10s
@@ -100,8 +104,8 @@ proto: setup
 ## proto-check: buf lint of the protocol's .proto, and buf breaking against the
 ## descriptor set of its last release (committed: CI clones carry no tags).
 proto-check:
-	$(GO) run $(BUF) lint shared/protocol/pb
-	$(GO) run $(BUF) breaking shared/protocol/pb --against $(PROTO_RELEASE)
+	$(TOOL_PROXY) $(GO) run $(BUF) lint shared/protocol/pb
+	$(TOOL_PROXY) $(GO) run $(BUF) breaking shared/protocol/pb --against $(PROTO_RELEASE)
 
 ## proto-release: record the .proto as released, for proto-check to hold later
 ## changes to (run when a release is cut; commit the file).
