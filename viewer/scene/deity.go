@@ -153,7 +153,7 @@ func (n *network) deityOp(op DeityOp) error {
 	case DeitySpawn:
 		region := int32(-1)
 		cl.With(func(r *replica.Replica) { region = r.RegionID() })
-		m = &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, Prototype: op.Prototype, RegionId: region,
+		m = &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, PrototypeId: op.Prototype, RegionId: region,
 			Position: &pb.NetStructPoint3{X: op.Point[0], Y: op.Point[1]}}
 		what = fmt.Sprintf("spawn prototype %d at (%.1f, %.1f)", op.Prototype, op.Point[0], op.Point[1])
 	case DeityKill:

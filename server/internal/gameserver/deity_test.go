@@ -42,11 +42,11 @@ func TestDeitySpawnKill(t *testing.T) {
 		err  string // "" when it applies
 		diff int    // entities more afterwards
 	}{
-		{"spawn a dummy", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, Prototype: 3, RegionId: s.hubID(), Position: point(at)}, "", 1},
-		{"spawn in no region", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, Prototype: 3, RegionId: 77, Position: point(at)}, "spawn: gameserver: no such region or marker: region 77", 0},
-		{"spawn no prototype", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, Prototype: 99, RegionId: s.hubID(), Position: point(at)}, "spawn: sim: no such prototype: 99", 0},
-		{"spawn an avatar", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, Prototype: 0, RegionId: s.hubID(), Position: point(at)}, "by login", 0},
-		{"spawn off the ground", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, Prototype: 3, RegionId: s.hubID(), Position: point(mgl32.Vec2{3000, 3000})}, "spawn: sim: no free walkable spot", 0},
+		{"spawn a dummy", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, PrototypeId: 3, RegionId: s.hubID(), Position: point(at)}, "", 1},
+		{"spawn in no region", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, PrototypeId: 3, RegionId: 77, Position: point(at)}, "spawn: gameserver: no such region or marker: region 77", 0},
+		{"spawn no prototype", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, PrototypeId: 99, RegionId: s.hubID(), Position: point(at)}, "spawn: sim: no such prototype: 99", 0},
+		{"spawn an avatar", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, PrototypeId: 0, RegionId: s.hubID(), Position: point(at)}, "by login", 0},
+		{"spawn off the ground", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, PrototypeId: 3, RegionId: s.hubID(), Position: point(mgl32.Vec2{3000, 3000})}, "spawn: sim: no free walkable spot", 0},
 		{"kill the dummy", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_KILL}, "", -1},
 		{"kill the avatar", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_KILL, EntityId: uint64(lc.c.avatar)}, "player's avatar", 0},
 		{"kill the dummy again", &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_KILL}, "kill: sim: no such entity", 0},

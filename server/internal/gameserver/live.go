@@ -43,7 +43,7 @@ func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
 			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "spawn: " + err.Error()})
 			return
 		}
-		s.log.Info("deity spawned", "session", c.id, "entity", id, "prototype", m.GetPrototype(), "region", m.GetRegionId())
+		s.log.Info("deity spawned", "session", c.id, "entity", id, "prototype", m.GetPrototypeId(), "region", m.GetRegionId())
 	case pb.DebugOp_DEBUG_OP_KILL:
 		if err := s.kill(m); err != nil {
 			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "kill: " + err.Error()})
