@@ -109,8 +109,10 @@ type ErrorCode int32
 const (
 	// Not sent.
 	ErrorCode_ERROR_CODE_UNSPECIFIED ErrorCode = 0
-	// Framing or payload could not be decoded, a mux id or command the server
-	// does not take, or an input out of sequence (not fatal).
+	// Framing or payload could not be decoded, or a mux id or command the server
+	// does not take; not fatal for an input out of sequence or rejected by the
+	// game (NetMessageError.input_seq) and a refused debug command
+	// (NetMessageError.request_id).
 	ErrorCode_ERROR_CODE_BAD_PACKET ErrorCode = 1
 	// An unknown id, or an id of the other direction.
 	ErrorCode_ERROR_CODE_UNKNOWN_MESSAGE ErrorCode = 2
