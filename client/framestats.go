@@ -62,7 +62,7 @@ type frameStatsLog struct {
 func (l *frameStatsLog) add(m *pb.NetMessageServerFrameStats) {
 	n := min(len(m.DurationMicros), len(m.LatenessMicros), protocol.MaxFrameStats)
 	for i := range n {
-		f := m.Frame + uint64(i)
+		f := m.FirstLoopFrame + uint64(i)
 		if k := len(l.log); k > 0 && f <= l.log[k-1].Frame {
 			continue // a repeat: keep the log ascending
 		}
@@ -84,7 +84,7 @@ func (l *frameStatsLog) addRegions(m *pb.NetMessageServerFrameStats) {
 	}
 	n := min(len(m.DurationMicros), protocol.MaxFrameStats)
 	for i := range n {
-		f := m.Frame + uint64(i)
+		f := m.FirstLoopFrame + uint64(i)
 		if seen && f <= last {
 			continue // a repeat
 		}

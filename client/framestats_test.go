@@ -14,7 +14,7 @@ func TestFrameStatsLog(t *testing.T) {
 	t.Parallel()
 	c := &Client{}
 	msg := func(first uint64, n int) *pb.NetMessageServerFrameStats {
-		m := &pb.NetMessageServerFrameStats{Frame: first, DroppedFrames: first / 100}
+		m := &pb.NetMessageServerFrameStats{FirstLoopFrame: first, DroppedFrames: first / 100}
 		for i := range n {
 			m.DurationMicros = append(m.DurationMicros, uint32(first)+uint32(i))
 			m.LatenessMicros = append(m.LatenessMicros, 7)
@@ -46,7 +46,7 @@ func TestRegionStatsLog(t *testing.T) {
 	t.Parallel()
 	c := &Client{}
 	msg := func(first uint64, n int, short int32) *pb.NetMessageServerFrameStats {
-		m := &pb.NetMessageServerFrameStats{Frame: first}
+		m := &pb.NetMessageServerFrameStats{FirstLoopFrame: first}
 		for range n {
 			m.DurationMicros = append(m.DurationMicros, 1)
 			m.LatenessMicros = append(m.LatenessMicros, 0)

@@ -106,3 +106,46 @@ func size(n int) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// TestProtocolDocContactTable keeps the NetStructDebugContact table of
+// docs/PROTOCOL.md §12.1 equal to the .proto: every field once, in number order,
+// with its name and type, so the section a client is written from cannot drift
+// from the message it describes.
+func TestProtocolDocContactTable(t *testing.T) {
+	b, err := os.ReadFile(protocolDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start, end := strings.Index(doc, "\n### 12.1 "), strings.Index(doc, "\n## 13. ")
+	if start < 0 || end < start {
+		t.Fatalf("%s: no section 12.1 before section 13", protocolDoc)
+	}
+	// | 5, 6 | `start_x`, `start_y` | float | ... |
+	row := regexp.MustCompile("(?m)^\\| (\\d+)(?:, (\\d+))? \\| `(\\w+)`(?:, `(\\w+)`)? \\| ([a-z0-9 ]+) \\|")
+	type field struct {
+		num  string
+		name string
+		typ  string
+	}
+	var got []field
+	for _, m := range row.FindAllStringSubmatch(doc[start:end], -1) {
+		got = append(got, field{m[1], m[3], m[5]})
+		if m[2] != "" || m[4] != "" {
+			got = append(got, field{m[2], m[4], m[5]})
+		}
+	}
+	var want []field
+	fs := pb.File_shared_protocol_pb_twinframe_proto.Messages().ByName("NetStructDebugContact").Fields()
+	for i := range fs.Len() {
+		f := fs.Get(i)
+		typ := f.Kind().String()
+		if f.IsList() {
+			typ = "packed " + typ
+		}
+		want = append(want, field{strconv.Itoa(int(f.Number())), string(f.Name()), typ})
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s §12.1 NetStructDebugContact table:\n got  %v\n want %v (the .proto)", protocolDoc, got, want)
+	}
+}

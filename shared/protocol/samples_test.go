@@ -44,11 +44,11 @@ func samples() []proto.Message {
 			Segments: []*pb.NetStructDebugSegment{{Ax: 0, Ay: 0, Bx: 1, By: 1, Color: 0xff0000ff}},
 			Circles:  []*pb.NetStructDebugCircle{{X: 1, Y: 1, Radius: 0.5, Color: 0x00ff00ff, Filled: true}}},
 		&pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_FLOOD, Text: "too many inputs"},
-		&pb.NetMessageServerFrameStats{Frame: 3380, DurationMicros: []uint32{410, 385, 2210}, LatenessMicros: []uint32{12, 0, 97},
+		&pb.NetMessageServerFrameStats{FirstLoopFrame: 3380, DurationMicros: []uint32{410, 385, 2210}, LatenessMicros: []uint32{12, 0, 97},
 			DroppedFrames: 2, PeriodMicros: 50_000, Regions: []*pb.NetStructRegionTiming{
 				{RegionId: 0, DurationMicros: []uint32{300, 280, 1900}, LatenessMicros: []uint32{0, 0, 40}}}},
 		&pb.NetMessageRegionList{ServerFrame: 3404, Regions: []*pb.NetStructRegionInfo{
-			{RegionId: 0, Name: "downtown", Players: []string{"ada", "bo"}, Entities: 412, StateHash: 0x9e3779b97f4a7c15},
+			{RegionId: 0, Name: "downtown", PlayerNames: []string{"ada", "bo"}, Entities: 412, StateHash: 0x9e3779b97f4a7c15},
 			{RegionId: 1, Name: "wilds", Entities: 380, StateHash: 42}}},
 	}
 }
@@ -64,19 +64,19 @@ func maximal() []proto.Message {
 		&pb.NetMessageStop{InputSeq: u32, ClientFrame: u64},
 		&pb.NetMessageFire{InputSeq: u32, ClientFrame: u64, Target: p},
 		&pb.NetMessagePing{ClientTimeMicros: u64, ClientFrame: u64},
-		&pb.NetMessageDebugCommand{Op: pb.DebugOp(math.MinInt32), Frames: u32},
+		&pb.NetMessageDebugCommand{Op: pb.DebugOp(math.MinInt32), Frames: u32, RequestId: u32},
 		&pb.NetMessageResyncRequest{Reason: pb.ResyncReason(math.MinInt32), ServerFrame: u64,
 			Detail: strings.Repeat("\U0010FFFF", protocol.MaxResyncDetail/4)},
 		&pb.NetMessageServerFrame{Frame: u64, LastInputSeq: u32, Paused: true},
 		&pb.NetMessageEntityDestroy{EntityId: u64},
 		&pb.NetMessagePong{ClientTimeMicros: u64, ClientFrame: u64, ServerFrame: u64},
-		&pb.NetMessageServerFrameStats{Frame: u64, DurationMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats),
+		&pb.NetMessageServerFrameStats{FirstLoopFrame: u64, DurationMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats),
 			LatenessMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats), DroppedFrames: u64, PeriodMicros: u32,
 			Regions: slices.Repeat([]*pb.NetStructRegionTiming{{RegionId: math.MinInt32,
 				DurationMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats),
 				LatenessMicros: slices.Repeat([]uint32{u32}, protocol.MaxFrameStats)}}, protocol.MaxRegionTimings)},
 		&pb.NetMessageDebugCommand{Op: pb.DebugOp(math.MinInt32), Frames: u32, PlayerName: strings.Repeat("\U0010FFFF", 8),
-			RegionId: math.MinInt32, MarkerId: math.MinInt32},
+			RegionId: math.MinInt32, MarkerId: math.MinInt32, PrototypeId: math.MinInt32, Position: p, EntityId: u64, RequestId: u32},
 	}
 }
 

@@ -153,7 +153,7 @@ func (n *network) deityOp(op DeityOp) error {
 	case DeitySpawn:
 		region := int32(-1)
 		cl.With(func(r *replica.Replica) { region = r.RegionID() })
-		m = &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, Prototype: op.Prototype, RegionId: region,
+		m = &pb.NetMessageDebugCommand{Op: pb.DebugOp_DEBUG_OP_SPAWN, PrototypeId: op.Prototype, RegionId: region,
 			Position: &pb.NetStructPoint3{X: op.Point[0], Y: op.Point[1]}}
 		what = fmt.Sprintf("spawn prototype %d at (%.1f, %.1f)", op.Prototype, op.Point[0], op.Point[1])
 	case DeityKill:
@@ -175,6 +175,7 @@ func (n *network) deityOp(op DeityOp) error {
 	default:
 		return errCommand
 	}
+	m.RequestId = n.deity.nextCommand()
 	if err := cl.Send(m); err != nil {
 		return err
 	}
@@ -204,16 +205,24 @@ func (n *network) tableText(name string) (string, error) {
 // directory's) and the errors of refused commands. Written by the client's
 // reader goroutine, read by Update.
 type deityReplies struct {
-	mu    sync.Mutex
-	n     int
-	text  string
-	err   bool
-	edits uint32 // the last edit request id sent (Update's goroutine)
+	mu       sync.Mutex
+	n        int
+	text     string
+	err      bool
+	edits    uint32 // the last edit request id sent (Update's goroutine)
+	commands uint32 // the last debug command request id sent (Update's goroutine)
 }
 
 func (d *deityReplies) nextEdit() uint32 {
 	d.edits++
 	return d.edits
+}
+
+// nextCommand numbers a debug command from 1, so that the server's error for
+// it, which echoes the id (docs/PROTOCOL.md §12), is told from other errors.
+func (d *deityReplies) nextCommand() uint32 {
+	d.commands++
+	return d.commands
 }
 
 // answer takes a server message; it reports whether it was a deity answer, and
@@ -233,12 +242,12 @@ func (d *deityReplies) answer(m any) (string, bool) {
 			text = fmt.Sprintf("%s applied at frame %d", who, m.GetFrame())
 		}
 	case *pb.NetMessageError:
-		t := m.GetText()
-		if m.GetCode() != pb.ErrorCode_ERROR_CODE_BAD_PACKET ||
-			!(strings.HasPrefix(t, "teleport: ") || strings.HasPrefix(t, "spawn: ") || strings.HasPrefix(t, "kill: ")) {
+		// Only the refusal of a debug command carries a request id, and this
+		// page numbers every one it sends from 1.
+		if m.GetRequestId() == 0 {
 			return "", false
 		}
-		text, failed = t, true
+		text, failed = m.GetText(), true
 	default:
 		return "", false
 	}

@@ -31,7 +31,8 @@ func TestDeityRefused(t *testing.T) {
 }
 
 // TestDeityReplies: the server's answers to the deity tools are counted and
-// the newest kept; other messages are not answers.
+// the newest kept; other messages are not answers. A refused command is known
+// by its request id, whatever its text says.
 func TestDeityReplies(t *testing.T) {
 	t.Parallel()
 	var d deityReplies
@@ -44,7 +45,9 @@ func TestDeityReplies(t *testing.T) {
 		{&pb.NetMessageLiveEditResponse{RequestId: 2, Frame: 40}, true, "table edit 2 applied at frame 40", false},
 		{&pb.NetMessageLiveEditResponse{RequestId: 3, Error: "zz-live-0002.config:4:7: bad"}, true, "table edit 3 refused: zz-live-0002.config:4:7: bad", true},
 		{&pb.NetMessageLiveEditResponse{Error: "world w: 40-marker.config:10: x"}, true, "world directory refused: world w: 40-marker.config:10: x", true},
-		{&pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "kill: sim: no such entity: 9"}, true, "kill: sim: no such entity: 9", true},
+		{&pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "kill: sim: no such entity: 9", RequestId: 4}, true, "kill: sim: no such entity: 9", true},
+		{&pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "unknown debug op 99", RequestId: 5}, true, "unknown debug op 99", true},
+		{&pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "kill: an error of no command", InputSeq: 3}, false, "", false},
 		{&pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_RATE_LIMITED, Text: "xdump: too often"}, false, "", false},
 		{&pb.NetMessagePong{}, false, "", false},
 	} {

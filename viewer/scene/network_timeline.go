@@ -46,13 +46,13 @@ func (t *timeline) serverEvents(m *pb.NetMessageDebugDraw) (events, contacts uin
 		if !ok {
 			continue // a kind of a newer server
 		}
-		r := TimelineRow{Frame: m.Frame, Kind: k, A: e.A, B: e.B, Origin: OriginServer,
-			Point: [2]float32{e.X, e.Y}, Normal: [2]float32{e.Nx, e.Ny}}
+		r := TimelineRow{Frame: m.Frame, Kind: k, A: e.EntityId, B: e.OtherId, Origin: OriginServer,
+			Point: [2]float32{e.PointX, e.PointY}, Normal: [2]float32{e.NormalX, e.NormalY}}
 		switch k {
 		case KindPower:
 			r.Value = fmt.Sprintf("damage %d", e.Value)
 		case KindCollide:
-			if r.contact = explained[e.A]; r.contact == nil {
+			if r.contact = explained[e.EntityId]; r.contact == nil {
 				r.why = why
 			}
 		}

@@ -33,12 +33,12 @@ func TestNetworkTimelineServerEvents(t *testing.T) {
 	n := newNetwork(NetworkOptions{URL: "ws://127.0.0.1:1/ws"})
 	c := testContact(40, 5)
 	n.onMessage(&pb.NetMessageDebugDraw{Frame: 40, Events: []*pb.NetStructDebugEvent{
-		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE, A: 5, B: 0, X: 1, Y: 2, Nx: 0, Ny: 1},
-		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE, A: 5, B: 9, X: 1, Y: 2, Nx: 0, Ny: 1},
-		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE, A: 6, B: 9, X: 3, Y: 2, Nx: 1, Ny: 0},
-		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_OVERLAP_BEGIN, A: 5, B: 11},
-		{Kind: pb.DebugEventKind(99), A: 1},
-		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_POWER, A: 7, B: 9, X: 3, Y: 4, Value: 10},
+		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE, EntityId: 5, OtherId: 0, PointX: 1, PointY: 2, NormalX: 0, NormalY: 1},
+		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE, EntityId: 5, OtherId: 9, PointX: 1, PointY: 2, NormalX: 0, NormalY: 1},
+		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE, EntityId: 6, OtherId: 9, PointX: 3, PointY: 2, NormalX: 1, NormalY: 0},
+		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_OVERLAP_BEGIN, EntityId: 5, OtherId: 11},
+		{Kind: pb.DebugEventKind(99), EntityId: 1},
+		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_POWER, EntityId: 7, OtherId: 9, PointX: 3, PointY: 4, Value: 10},
 	}, EventsDropped: 3, Contacts: []*pb.NetStructDebugContact{protocol.ContactMessage(&c), {EntityId: 8, Edges: []float32{1}}},
 		ContactsDropped: 2})
 	rows := n.tl.rowsMatching(TimelineFilter{}, 0)
@@ -121,8 +121,8 @@ func TestNetworkTimelineSelectRow(t *testing.T) {
 	f := st.RecordedFrom + 5
 	c := testContact(f, sim.EntityID(st.AvatarID))
 	n.onMessage(&pb.NetMessageDebugDraw{Frame: f, Events: []*pb.NetStructDebugEvent{
-		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE, A: st.AvatarID, B: 0, X: 1, Y: 2, Nx: 1},
-		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE, A: st.AvatarID + 1, B: 0, X: 5, Y: 2, Nx: 1}},
+		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE, EntityId: st.AvatarID, OtherId: 0, PointX: 1, PointY: 2, NormalX: 1},
+		{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE, EntityId: st.AvatarID + 1, OtherId: 0, PointX: 5, PointY: 2, NormalX: 1}},
 		Contacts: []*pb.NetStructDebugContact{protocol.ContactMessage(&c)}})
 	v := NewView(n)
 	rows := v.Timeline(TimelineFilter{Kinds: []string{KindCollide}}, 0)

@@ -41,12 +41,12 @@ func debugEvents(m *pb.NetMessageDebugDraw, g *sim.Game, limit int) {
 		default:
 			continue
 		}
-		add(&pb.NetStructDebugEvent{Kind: k, A: uint64(ev.A), B: uint64(ev.B),
-			X: ev.Point[0], Y: ev.Point[1], Nx: ev.Normal[0], Ny: ev.Normal[1]})
+		add(&pb.NetStructDebugEvent{Kind: k, EntityId: uint64(ev.A), OtherId: uint64(ev.B),
+			PointX: ev.Point[0], PointY: ev.Point[1], NormalX: ev.Normal[0], NormalY: ev.Normal[1]})
 	}
 	for _, r := range g.PowerResults() {
-		add(&pb.NetStructDebugEvent{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_POWER, A: uint64(r.Source), B: uint64(r.Target),
-			X: r.Point[0], Y: r.Point[1], Nx: r.Normal[0], Ny: r.Normal[1], Value: r.Damage})
+		add(&pb.NetStructDebugEvent{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_POWER, EntityId: uint64(r.Source), OtherId: uint64(r.Target),
+			PointX: r.Point[0], PointY: r.Point[1], NormalX: r.Normal[0], NormalY: r.Normal[1], Value: r.Damage})
 	}
 }
 
@@ -61,15 +61,15 @@ func debugEvents(m *pb.NetMessageDebugDraw, g *sim.Game, limit int) {
 func debugContacts(m *pb.NetMessageDebugDraw, g *sim.Game, limit int) {
 	seen := map[uint64]bool{}
 	for _, e := range m.Events {
-		if e.Kind != pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE || seen[e.A] {
+		if e.Kind != pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE || seen[e.EntityId] {
 			continue
 		}
-		seen[e.A] = true
+		seen[e.EntityId] = true
 		if len(m.Contacts) >= limit {
 			m.ContactsDropped++
 			continue
 		}
-		c, err := g.ExplainContact(sim.EntityID(e.A))
+		c, err := g.ExplainContact(sim.EntityID(e.EntityId))
 		if err != nil {
 			continue
 		}

@@ -24,13 +24,13 @@ func wantEvents(g *sim.Game) []*pb.NetStructDebugEvent {
 	}
 	for _, ev := range g.Events() {
 		if k, ok := kinds[ev.Kind]; ok {
-			out = append(out, &pb.NetStructDebugEvent{Kind: k, A: uint64(ev.A), B: uint64(ev.B),
-				X: ev.Point[0], Y: ev.Point[1], Nx: ev.Normal[0], Ny: ev.Normal[1]})
+			out = append(out, &pb.NetStructDebugEvent{Kind: k, EntityId: uint64(ev.A), OtherId: uint64(ev.B),
+				PointX: ev.Point[0], PointY: ev.Point[1], NormalX: ev.Normal[0], NormalY: ev.Normal[1]})
 		}
 	}
 	for _, r := range g.PowerResults() {
-		out = append(out, &pb.NetStructDebugEvent{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_POWER, A: uint64(r.Source),
-			B: uint64(r.Target), X: r.Point[0], Y: r.Point[1], Nx: r.Normal[0], Ny: r.Normal[1], Value: r.Damage})
+		out = append(out, &pb.NetStructDebugEvent{Kind: pb.DebugEventKind_DEBUG_EVENT_KIND_POWER, EntityId: uint64(r.Source),
+			OtherId: uint64(r.Target), PointX: r.Point[0], PointY: r.Point[1], NormalX: r.Normal[0], NormalY: r.Normal[1], Value: r.Damage})
 	}
 	return out
 }
@@ -41,7 +41,7 @@ func sameEvents(a, b []*pb.NetStructDebugEvent) bool {
 	}
 	for i := range a {
 		x, y := a[i], b[i]
-		if x.Kind != y.Kind || x.A != y.A || x.B != y.B || x.X != y.X || x.Y != y.Y || x.Nx != y.Nx || x.Ny != y.Ny || x.Value != y.Value {
+		if x.Kind != y.Kind || x.EntityId != y.EntityId || x.OtherId != y.OtherId || x.PointX != y.PointX || x.PointY != y.PointY || x.NormalX != y.NormalX || x.NormalY != y.NormalY || x.Value != y.Value {
 			return false
 		}
 	}
@@ -111,7 +111,7 @@ func TestDeityReceivesEvents(t *testing.T) {
 		for _, m := range d.next(wait) {
 			if x, ok := m.(*pb.NetMessageDebugDraw); ok {
 				for _, e := range x.Events {
-					if e.Kind == pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE && e.A != 0 {
+					if e.Kind == pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE && e.EntityId != 0 {
 						return
 					}
 				}
@@ -161,8 +161,8 @@ func TestDebugDrawExplainsContacts(t *testing.T) {
 		}
 		var movers []uint64 // the frame's colliding movers, in first-event order
 		for _, e := range m.Events {
-			if e.Kind == pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE && !slices.Contains(movers, e.A) {
-				movers = append(movers, e.A)
+			if e.Kind == pb.DebugEventKind_DEBUG_EVENT_KIND_COLLIDE && !slices.Contains(movers, e.EntityId) {
+				movers = append(movers, e.EntityId)
 			}
 		}
 		var explained []uint64

@@ -25,7 +25,7 @@ func (s *Server) spawn(m *pb.NetMessageDebugCommand) (sim.EntityID, error) {
 		return 0, fmt.Errorf("%w: region %d", ErrNoTarget, m.GetRegionId())
 	}
 	protos := r.game.World().Prototypes
-	i := m.GetPrototype()
+	i := m.GetPrototypeId()
 	if i < 0 || int(i) >= len(protos) || protos[i].ID != i {
 		return 0, fmt.Errorf("%w: %d", sim.ErrNoPrototype, i)
 	}

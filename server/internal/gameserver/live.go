@@ -16,8 +16,14 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// debugCommand applies a deity's debug command (in the loop).
+// debugCommand applies a deity's debug command (in the loop). A refusal is a
+// non-fatal error that echoes the command's request_id, so a client that sent
+// several can tell which one failed (docs/PROTOCOL.md §12).
 func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
+	refuse := func(text string) {
+		c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: text,
+			RequestId: m.GetRequestId()})
+	}
 	switch m.GetOp() {
 	case pb.DebugOp_DEBUG_OP_PAUSE:
 		s.paused, s.stepLeft = true, 0
@@ -32,7 +38,7 @@ func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
 		c.draw = false
 	case pb.DebugOp_DEBUG_OP_TELEPORT:
 		if err := s.teleport(m); err != nil {
-			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "teleport: " + err.Error()})
+			refuse("teleport: " + err.Error())
 			return
 		}
 	case pb.DebugOp_DEBUG_OP_REGIONS:
@@ -40,18 +46,17 @@ func (s *Server) debugCommand(c *session, m *pb.NetMessageDebugCommand) {
 	case pb.DebugOp_DEBUG_OP_SPAWN:
 		id, err := s.spawn(m)
 		if err != nil {
-			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "spawn: " + err.Error()})
+			refuse("spawn: " + err.Error())
 			return
 		}
-		s.log.Info("deity spawned", "session", c.id, "entity", id, "prototype", m.GetPrototype(), "region", m.GetRegionId())
+		s.log.Info("deity spawned", "session", c.id, "entity", id, "prototype", m.GetPrototypeId(), "region", m.GetRegionId())
 	case pb.DebugOp_DEBUG_OP_KILL:
 		if err := s.kill(m); err != nil {
-			c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET, Text: "kill: " + err.Error()})
+			refuse("kill: " + err.Error())
 			return
 		}
 	default:
-		c.replies = append(c.replies, &pb.NetMessageError{Code: pb.ErrorCode_ERROR_CODE_BAD_PACKET,
-			Text: "unknown debug op " + m.GetOp().String()})
+		refuse("unknown debug op " + m.GetOp().String())
 		return
 	}
 	s.log.Info("debug command", "session", c.id, "op", m.GetOp(), "frames", m.GetFrames())

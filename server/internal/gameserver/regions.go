@@ -354,7 +354,7 @@ func (s *Server) regionList() *pb.NetMessageRegionList {
 		info.Entities, info.StateHash = uint32(len(r.game.Entities())), r.game.StateHash()
 		for _, c := range s.sessions {
 			if c.reg == r && c.joined && !c.closed() {
-				info.Players = append(info.Players, c.name)
+				info.PlayerNames = append(info.PlayerNames, c.name)
 			}
 		}
 		m.Regions = append(m.Regions, info)

@@ -242,7 +242,7 @@ func TestRegionList(t *testing.T) {
 	m := s.regionList()
 	var got []string
 	for _, r := range m.Regions {
-		got = append(got, fmt.Sprintf("%d %s %v", r.RegionId, r.Name, r.Players))
+		got = append(got, fmt.Sprintf("%d %s %v", r.RegionId, r.Name, r.PlayerNames))
 		if reg := s.regionByID(r.RegionId); reg == nil || r.StateHash != reg.game.StateHash() || int(r.Entities) != len(reg.game.Entities()) {
 			t.Errorf("region %s: hash %x, %d entities", r.Name, r.StateHash, r.Entities)
 		}

@@ -44,7 +44,7 @@ func (t *timingRing) statsSince(sent *int, every int, period time.Duration, regi
 	}
 	from := max(*sent, t.n-protocol.MaxFrameStats, t.n-len(t.r))
 	m := &pb.NetMessageServerFrameStats{
-		Frame:          t.r[from%len(t.r)].Frame,
+		FirstLoopFrame: t.r[from%len(t.r)].Frame,
 		DurationMicros: make([]uint32, 0, t.n-from),
 		LatenessMicros: make([]uint32, 0, t.n-from),
 		DroppedFrames:  t.last.Dropped,

@@ -36,8 +36,8 @@ func TestSessionsReceiveFrameStats(t *testing.T) {
 		if n := len(a.DurationMicros); n != StatsEvery || len(a.LatenessMicros) != n {
 			t.Errorf("%d durations and %d lateness samples, want %d each", n, len(a.LatenessMicros), StatsEvery)
 		}
-		if b.Frame != a.Frame+uint64(len(a.DurationMicros)) {
-			t.Errorf("second message starts at loop frame %d, want %d", b.Frame, a.Frame+uint64(len(a.DurationMicros)))
+		if b.FirstLoopFrame != a.FirstLoopFrame+uint64(len(a.DurationMicros)) {
+			t.Errorf("second message starts at loop frame %d, want %d", b.FirstLoopFrame, a.FirstLoopFrame+uint64(len(a.DurationMicros)))
 		}
 		if a.PeriodMicros != uint32(s.cfg.Period/time.Microsecond) {
 			t.Errorf("period %d µs, want %v", a.PeriodMicros, s.cfg.Period)
@@ -52,13 +52,13 @@ func TestSessionsReceiveFrameStats(t *testing.T) {
 		s.inLoop(t, func() {
 			s.timings.mu.Lock()
 			defer s.timings.mu.Unlock()
-			for f := b.Frame; f < b.Frame+uint64(len(b.DurationMicros)); f++ {
+			for f := b.FirstLoopFrame; f < b.FirstLoopFrame+uint64(len(b.DurationMicros)); f++ {
 				want = append(want, s.timings.r[f%uint64(len(s.timings.r))])
 			}
 		})
 		for i, r := range want {
-			if r.Frame != b.Frame+uint64(i) || b.DurationMicros[i] != micros(r.Duration) || b.LatenessMicros[i] != micros(r.Lateness) {
-				t.Fatalf("sample %d: frame %d, %d µs late %d µs; the loop reported %+v", i, b.Frame+uint64(i),
+			if r.Frame != b.FirstLoopFrame+uint64(i) || b.DurationMicros[i] != micros(r.Duration) || b.LatenessMicros[i] != micros(r.Lateness) {
+				t.Fatalf("sample %d: frame %d, %d µs late %d µs; the loop reported %+v", i, b.FirstLoopFrame+uint64(i),
 					b.DurationMicros[i], b.LatenessMicros[i], r)
 			}
 		}
@@ -90,7 +90,7 @@ func TestStatsSince(t *testing.T) {
 	}
 	add(1)
 	m := ring.statsSince(&sent, StatsEvery, 50*time.Millisecond, regions)
-	if m == nil || m.Frame != 0 || len(m.DurationMicros) != StatsEvery || m.DurationMicros[5] != 5 || m.LatenessMicros[5] != 2 ||
+	if m == nil || m.FirstLoopFrame != 0 || len(m.DurationMicros) != StatsEvery || m.DurationMicros[5] != 5 || m.LatenessMicros[5] != 2 ||
 		m.PeriodMicros != 50_000 || m.DroppedFrames != uint64(StatsEvery-1)/10 {
 		t.Fatalf("first message %v", m)
 	}
@@ -103,7 +103,7 @@ func TestStatsSince(t *testing.T) {
 	// A backlog longer than a message holds: only the newest MaxFrameStats frames.
 	add(500)
 	m = ring.statsSince(&sent, StatsEvery, 50*time.Millisecond, regions)
-	if m == nil || len(m.DurationMicros) != protocol.MaxFrameStats || m.Frame != uint64(ring.n-protocol.MaxFrameStats) ||
+	if m == nil || len(m.DurationMicros) != protocol.MaxFrameStats || m.FirstLoopFrame != uint64(ring.n-protocol.MaxFrameStats) ||
 		m.DurationMicros[protocol.MaxFrameStats-1] != uint32(ring.n-1) {
 		t.Fatalf("after a backlog: %v", m)
 	}

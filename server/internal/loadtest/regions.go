@@ -150,7 +150,7 @@ func spread(ctx context.Context, url, token string, n int) (*spreader, *regionsR
 	select {
 	case l := <-s.list:
 		for _, r := range l.GetRegions() {
-			rep.Regions = append(rep.Regions, regionFigure{ID: r.GetRegionId(), Name: r.GetName(), Players: countBots(r.GetPlayers()), Entities: r.GetEntities()})
+			rep.Regions = append(rep.Regions, regionFigure{ID: r.GetRegionId(), Name: r.GetName(), Players: countBots(r.GetPlayerNames()), Entities: r.GetEntities()})
 		}
 	case <-ctx.Done():
 		_ = s.c.Close()
