@@ -134,7 +134,8 @@ const (
 	ErrorCode_ERROR_CODE_SLOW_CONSUMER ErrorCode = 9
 	// A newer session logged in with the same name.
 	ErrorCode_ERROR_CODE_REPLACED ErrorCode = 10
-	// The server is stopping.
+	// The server is stopping, or (in a cluster) the session cannot follow its
+	// player to another node: log in again (PROTOCOL.md §10).
 	ErrorCode_ERROR_CODE_SHUTDOWN ErrorCode = 11
 	// A server fault.
 	ErrorCode_ERROR_CODE_INTERNAL ErrorCode = 12
