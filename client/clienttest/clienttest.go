@@ -209,9 +209,13 @@ func (ss *session) send(ctx context.Context, msgs []proto.Message) error {
 			return err
 		}
 	}
+	return ss.write(ctx, ss.pkt.Bytes())
+}
+
+// write sends one packet as it is.
+func (ss *session) write(ctx context.Context, b []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	b := ss.pkt.Bytes()
 	ss.out += int64(len(b))
 	return ss.conn.Write(ctx, b)
 }
@@ -228,13 +232,18 @@ func (s *Server) Step() error {
 		if ss.dead {
 			continue
 		}
-		msgs, err := s.Sim.Frame(ss.c)
+		// The packets as the scripted server built them: a resync's answer
+		// goes on its own before the frame's, as the real server sends it.
+		pks, err := s.Sim.FramePackets(ss.c)
 		if err != nil {
 			return err
 		}
-		if err := ss.send(context.Background(), msgs); err != nil {
-			ss.dead = true
-			ss.conn.Close()
+		for _, b := range pks {
+			if err := ss.write(context.Background(), b); err != nil {
+				ss.dead = true
+				ss.conn.Close()
+				break
+			}
 		}
 	}
 	return nil

@@ -35,7 +35,10 @@ function hexBytes(text) {
 // primitive reads one value of the archive_primitives vector.
 function primitive(r, op) {
   switch (op.op) {
+    case 'uint16': return r.uint16();
+    case 'uint32': return r.uint32();
     case 'uint64': return r.uint64();
+    case 'count': return r.count();
     case 'int32': return r.int32();
     case 'int64': return r.int64();
     case 'float32': return r.float32();

@@ -32,11 +32,15 @@ const vectorDir = "testdata/vectors"
 // layout that the files do not follow fails here, so the vectors other clients
 // test against cannot go stale. go test -run TestVectors -update rewrites them.
 //
-// The packets are captured from replicationtest (the server's own replication of
-// a real game of the small test world): a login answer, the first frame's
-// creates, a walk's locomotion update, a bolt's create and its power result. The
-// payload vectors are archives taken from those packets, a saved avatar
-// (Database mode, as the server saves one) and an archive of every primitive.
+// The packets are the bytes replicationtest sends in a real game of the small
+// test world, built by the functions the server builds its packets with
+// (replication.WriteJoin, replication.Replicator.Write; TestLoginAnswerIsTheVector
+// in the server checks a real session's login answer against the vector): a
+// login answer, the first frame's creates, a walk's locomotion update, a bolt's
+// create and its power result. The payload vectors are archives taken from
+// those packets and from a second game (a right turn from the spawn point, and
+// the correction another client gets), a saved avatar (Database mode, as the
+// server saves one) and an archive of every primitive.
 // Each vector's JSON is read back from its bytes field by field as the document
 // lays them out (readEntity and friends), and the bytes must be what the Go
 // types write again from what they unpack: the document, the Go code and the
@@ -445,6 +449,19 @@ func primitives(t *testing.T) ([]byte, any) {
 		a.TransferString(&s)
 		ops = append(ops, primitiveOp{Op: "string", Value: s})
 	}
+	for _, v := range []uint16{0, 300, math.MaxUint16} {
+		a.TransferUint16(&v)
+		ops = append(ops, primitiveOp{Op: "uint16", Value: v})
+	}
+	for _, v := range []uint32{0, 128, math.MaxUint32} {
+		a.TransferUint32(&v)
+		ops = append(ops, primitiveOp{Op: "uint32", Value: v})
+	}
+	// A count alone, as the varint before a collection's elements.
+	for _, v := range []int{0, 3, 300} {
+		a.TransferCount(&v)
+		ops = append(ops, primitiveOp{Op: "count", Value: v})
+	}
 	// Six bools with a value between the first two: the first five share one
 	// byte (written at the first bool), the sixth starts a new one.
 	bools := []bool{true, false, true, true, true, false}
@@ -460,7 +477,80 @@ func primitives(t *testing.T) ([]byte, any) {
 	if err := a.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return slices.Clone(a.Bytes()), map[string]any{"mode": "Replication", "policy": uint32(archive.Proximity), "values": ops}
+	b := slices.Clone(a.Bytes())
+	readPrimitives(t, b, ops)
+	return b, map[string]any{"mode": "Replication", "policy": uint32(archive.Proximity), "values": ops}
+}
+
+// readPrimitives reads b back op by op, as a client reads the vector from its
+// JSON, and checks every value and that nothing is left.
+func readPrimitives(t *testing.T, b []byte, ops []primitiveOp) {
+	t.Helper()
+	a, err := archive.NewUnpacker(archive.Replication, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, op := range ops {
+		var got any
+		switch op.Op {
+		case "uint16":
+			var v uint16
+			a.TransferUint16(&v)
+			got = v
+		case "uint32":
+			var v uint32
+			a.TransferUint32(&v)
+			got = v
+		case "uint64":
+			var v uint64
+			a.TransferUint64(&v)
+			got = v
+		case "count":
+			var v int
+			a.TransferCount(&v)
+			got = v
+		case "int32":
+			var v int32
+			a.TransferInt32(&v)
+			got = v
+		case "int64":
+			var v int64
+			a.TransferInt64(&v)
+			got = v
+		case "float32":
+			var v float32
+			a.TransferFloat32(&v)
+			got = v
+		case "fixed":
+			var v float32
+			a.TransferFloatFixed(&v, op.Precision)
+			got = v
+		case "string":
+			var v string
+			a.TransferString(&v)
+			got = v
+		case "bool":
+			var v bool
+			a.TransferBool(&v)
+			got = v
+		case "byte":
+			var v byte
+			a.TransferByte(&v)
+			got = v
+		default:
+			t.Fatalf("values[%d]: op %q has no reader here", i, op.Op)
+		}
+		want := op.Value
+		if op.Op == "fixed" {
+			want = op.Decoded
+		}
+		if got != want {
+			t.Fatalf("values[%d] (%s): read %v, wrote %v", i, op.Op, got, want)
+		}
+	}
+	if err := a.Done(); err != nil {
+		t.Fatalf("archive_primitives read op by op: %v", err)
+	}
 }
 
 // jsonMessage is one message of a packet vector.
@@ -480,17 +570,18 @@ type jsonPacket struct {
 
 var pjson = protojson.MarshalOptions{UseProtoNames: true}
 
-// packet frames msgs as the server does and returns the bytes and their JSON.
-func packet(t *testing.T, msgs []proto.Message) ([]byte, jsonPacket) {
+// packet reads a packet the server built (replicationtest runs the server's
+// code: replication.WriteJoin, replication.Replicator.Write) and returns its
+// messages and its JSON. The bytes are the vector as they are.
+func packet(t *testing.T, b []byte) ([]proto.Message, jsonPacket) {
 	t.Helper()
-	var pk protocol.Packet
-	pk.Limits = protocol.Limits{MaxPacketSize: protocol.HeaderSize + protocol.MaxBodySize, MaxMessageSize: 4 << 20}
-	pk.Reset(protocol.MuxGame, protocol.CommandData)
-	j := jsonPacket{Mux: protocol.MuxGame, Command: uint8(protocol.CommandData)}
+	rd := protocol.Reader{Limits: replication.PacketLimits}
+	h, msgs, err := rd.ReadAll(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := jsonPacket{Mux: h.Mux, Size: h.Size, Command: uint8(h.Command)}
 	for _, m := range msgs {
-		if err := pk.Append(m); err != nil {
-			t.Fatal(err)
-		}
 		id, _ := protocol.IDOf(m)
 		raw, err := pjson.Marshal(m)
 		if err != nil {
@@ -512,9 +603,7 @@ func packet(t *testing.T, msgs []proto.Message) ([]byte, jsonPacket) {
 		}
 		j.Messages = append(j.Messages, jm)
 	}
-	b := slices.Clone(pk.Bytes())
-	j.Size = len(b) - protocol.HeaderSize
-	return b, j
+	return msgs, j
 }
 
 func find[T proto.Message](msgs []proto.Message, ok func(T) bool) (T, bool) {
@@ -538,31 +627,48 @@ func buildVectors(t *testing.T) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, welcome, err := s.Login("ada", 0)
+	c, b, err := s.LoginPacket("ada", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, pj := packet(t, welcome)
+	_, pj := packet(t, b)
 	v.add("packet_login_answer", b, pj)
 
-	step := func() []proto.Message {
+	// frame steps the game and returns c's packet: exactly one, as no resync
+	// is asked for here.
+	frame := func(c *replicationtest.Client) ([]byte, []proto.Message) {
+		t.Helper()
+		pks, err := s.FramePackets(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pks) != 1 {
+			t.Fatalf("%d packets for %s in one frame, want 1", len(pks), c.Name)
+		}
+		msgs, _ := packet(t, pks[0])
+		return pks[0], msgs
+	}
+	step := func() {
 		t.Helper()
 		if err := s.Step(); err != nil {
 			t.Fatal(err)
 		}
-		msgs, err := s.Frame(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return msgs
 	}
-	first := step()
-	b, pj = packet(t, first)
-	v.add("packet_frame_creates", b, pj)
+	stepFrame := func() ([]byte, []proto.Message) {
+		t.Helper()
+		step()
+		return frame(c)
+	}
+	firstB, first := stepFrame()
+	_, pj = packet(t, firstB)
+	v.add("packet_frame_creates", firstB, pj)
 	avatar := uint64(c.Avatar)
 	own, ok := find(first, func(m *pb.NetMessageEntityCreate) bool { return readEntity(t, m.GetArchiveData()).ID == avatar })
 	if !ok {
 		t.Fatal("no create of the avatar in the first frame")
+	}
+	if o := readEntity(t, own.GetArchiveData()).Owner; o < 1 {
+		t.Fatalf("the avatar's owner is %d; a player's is its account id, ≥ 1", o)
 	}
 	v.add("entity_create_avatar", own.GetArchiveData(), readEntity(t, own.GetArchiveData()))
 	other, ok := find(first, func(m *pb.NetMessageEntityCreate) bool {
@@ -584,21 +690,22 @@ func buildVectors(t *testing.T) map[string][]byte {
 	}
 	seq++
 	input(replication.MoveTo(seq, s.Game.Frame()+1, mgl32.Vec2{18, 5}))
+	var walkB []byte
 	var walk []proto.Message
 	for range 5 {
-		msgs := step()
+		b, msgs := stepFrame()
 		if _, ok := find(msgs, func(m *pb.NetMessageLocomotionStateUpdate) bool {
 			return readLoco(t, m.GetArchiveData()).Entity == avatar
 		}); ok {
-			walk = msgs
+			walkB, walk = b, msgs
 			break
 		}
 	}
 	if walk == nil {
 		t.Fatal("no locomotion update of the avatar after its MoveTo")
 	}
-	b, pj = packet(t, walk)
-	v.add("packet_frame_walk", b, pj)
+	_, pj = packet(t, walkB)
+	v.add("packet_frame_walk", walkB, pj)
 	upd, _ := find(walk, func(m *pb.NetMessageLocomotionStateUpdate) bool {
 		return readLoco(t, m.GetArchiveData()).Entity == avatar
 	})
@@ -614,10 +721,8 @@ func buildVectors(t *testing.T) map[string][]byte {
 		t.Fatal(err)
 	}
 	step()
-	boFirst, err := s.Frame(bo)
-	if err != nil {
-		t.Fatal(err)
-	}
+	frame(c)
+	_, boFirst := frame(bo)
 	walker, ok := find(boFirst, func(m *pb.NetMessageEntityCreate) bool { return readEntity(t, m.GetArchiveData()).ID == avatar })
 	if !ok || readEntity(t, walker.GetArchiveData()).Locomotion.Fields&uint32(locomotion.Moving) == 0 {
 		t.Fatal("the second player's first packet has no create of the first player walking")
@@ -636,32 +741,90 @@ func buildVectors(t *testing.T) map[string][]byte {
 	// Stop, then fire at the box: its create, then the hit.
 	seq++
 	input(replication.Stop(seq, s.Game.Frame()+1))
-	step()
+	stepFrame()
 	seq++
 	input(replication.Fire(seq, s.Game.Frame()+1, mgl32.Vec2{15, 5}))
+	var firedB, hitB []byte
 	var fired, hit []proto.Message
 	for range int(sim.BoltFlightFrames) + 3 {
-		msgs := step()
+		b, msgs := stepFrame()
 		if _, ok := find(msgs, func(m *pb.NetMessageEntityCreate) bool {
 			return readEntity(t, m.GetArchiveData()).Projectile != nil
 		}); ok && fired == nil {
-			fired = msgs
+			firedB, fired = b, msgs
 		}
 		if _, ok := find(msgs, func(*pb.NetMessagePowerResult) bool { return true }); ok {
-			hit = msgs
+			hitB, hit = b, msgs
 			break
 		}
 	}
 	if fired == nil || hit == nil {
 		t.Fatalf("the bolt: create seen %v, power result seen %v", fired != nil, hit != nil)
 	}
-	b, pj = packet(t, fired)
-	v.add("packet_frame_fire", b, pj)
+	_, pj = packet(t, firedB)
+	v.add("packet_frame_fire", firedB, pj)
 	proj, _ := find(fired, func(m *pb.NetMessageEntityCreate) bool { return readEntity(t, m.GetArchiveData()).Projectile != nil })
 	v.add("entity_create_projectile", proj.GetArchiveData(), readEntity(t, proj.GetArchiveData()))
-	b, pj = packet(t, hit)
-	v.add("packet_frame_hit", b, pj)
+	_, pj = packet(t, hitB)
+	v.add("packet_frame_hit", hitB, pj)
 	pr, _ := find(hit, func(*pb.NetMessagePowerResult) bool { return true })
 	v.add("power_result", pr.GetArchiveData(), readPower(t, pr.GetArchiveData()))
+
+	// A player's first step from the spawn point, round the top of the wall:
+	// its path turns right, and its first update leaves the position out (the
+	// avatar has not yet moved a fixed(3) unit), so the path's deltas start from
+	// (0, 0, 0). A fresh game: the spawn point is free.
+	s, err = replicationtest.NewServer(&replicationtest.Options{Files: os.DirFS("../world/testdata/small"), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _, err = s.LoginPacket("cy", 0); err != nil {
+		t.Fatal(err)
+	}
+	stepFrame()
+	if err := s.Receive(c, replication.MoveTo(1, s.Game.Frame()+1, mgl32.Vec2{15, 9})); err != nil {
+		t.Fatal(err)
+	}
+	_, cyWalk := stepFrame()
+	cyID := uint64(c.Avatar)
+	right, ok := find(cyWalk, func(m *pb.NetMessageLocomotionStateUpdate) bool {
+		return readLoco(t, m.GetArchiveData()).Entity == cyID
+	})
+	if !ok {
+		t.Fatal("no update of the avatar after its MoveTo")
+	}
+	rj := readLoco(t, right.GetArchiveData())
+	if rj.Position != nil || rj.Path == nil || !slices.ContainsFunc(*rj.Path, func(n jsonPathNode) bool { return n.Side == -1 }) {
+		t.Fatalf("the walk round the top of the wall: want a path with a right turn and no position, got %+v", rj)
+	}
+	v.add("locomotion_update_right_turn", right.GetArchiveData(), rj)
+
+	// Another player joins: its first packet creates cy mid-walk, and the
+	// next frame every holder's copy of the walk is made the same again (the
+	// create rounded it to the wire): the correction other clients get
+	// (Proximity).
+	dee, _, err := s.Login("dee", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step()
+	frame(c)
+	if _, deeFirst := frame(dee); !slices.ContainsFunc(deeFirst, func(m proto.Message) bool {
+		cr, ok := m.(*pb.NetMessageEntityCreate)
+		return ok && readEntity(t, cr.GetArchiveData()).ID == cyID
+	}) {
+		t.Fatal("the other player's first packet has no create of cy")
+	}
+	step()
+	frame(c)
+	_, deeNext := frame(dee)
+	corr, ok := find(deeNext, func(m *pb.NetMessageLocomotionStateUpdate) bool {
+		l := readLoco(t, m.GetArchiveData())
+		return l.Entity == cyID && l.Policy == uint32(archive.Proximity)
+	})
+	if !ok {
+		t.Fatal("no Proximity update of the walker for the other player the frame after its create")
+	}
+	v.add("locomotion_update_proximity", corr.GetArchiveData(), readLoco(t, corr.GetArchiveData()))
 	return v.files
 }

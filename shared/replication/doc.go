@@ -36,6 +36,12 @@
 // NetMessageServerFrame (acknowledging the last input applied), the replies to its
 // requests, removes, adds, changes, and the power results it can see.
 //
+// Joins (join.go): the packet a client gets when it holds nothing of its region
+// (login, resync: WriteJoin), the region change and the tables it carries, the
+// packet limits and a player's owner are built here once, for the real server and
+// replicationtest alike, so that the protocol test vectors taken from the latter
+// are the former's bytes.
+//
 // Determinism: entities in id order, views in attach order, no map iteration that
 // affects output, no clock.
 package replication

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
+
 	"slices"
 	"sync"
 	"time"
@@ -14,6 +14,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/twinframe/twinframe/server/internal/store"
 	"github.com/twinframe/twinframe/shared/archive"
+	"github.com/twinframe/twinframe/shared/replication"
 	"github.com/twinframe/twinframe/shared/sim"
 )
 
@@ -103,14 +104,9 @@ func (s *Server) restoreAvatar(saved []byte) (*region, sim.EntityID, error) {
 	return r, id, err
 }
 
-// ownerOf returns the sim owner of a player's entities: the store's player id, or -1
-// when it does not fit an int32.
-func ownerOf(player int64) int32 {
-	if player <= 0 || player > math.MaxInt32 {
-		return -1
-	}
-	return int32(player)
-}
+// ownerOf returns the sim owner of a player's entities (replication.PlayerOwner:
+// the store's player id, or -1 when it does not fit an int32).
+func ownerOf(player int64) int32 { return replication.PlayerOwner(player) }
 
 // saver writes avatars to the store off the frame loop. Saves are coalesced per
 // player (the newest wins) and written in one transaction per batch. A batch

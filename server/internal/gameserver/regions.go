@@ -318,7 +318,7 @@ func (s *Server) putBack(c *session, r *region, b []byte) error {
 // regionChange is the message that puts a client in r: the tables it builds the
 // region from, and the frame.
 func (s *Server) regionChange(r *region) *pb.NetMessageRegionChange {
-	return &pb.NetMessageRegionChange{RegionId: r.id, Tables: s.tables, TablesHash: s.hash, ServerFrame: r.game.Frame(), Node: s.nodeName()}
+	return replication.Tables{Files: s.tables, Hash: s.hash}.RegionChange(r.id, r.game.Frame(), s.nodeName())
 }
 
 // teleport is the deity's DEBUG_OP_TELEPORT: the named player's avatar goes to

@@ -7,7 +7,7 @@ import (
 
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
-	"google.golang.org/protobuf/proto"
+	"github.com/twinframe/twinframe/shared/replication"
 )
 
 // A client whose replica found inconsistent data (an update or destroy of an
@@ -63,20 +63,16 @@ func (s *Server) resync(c *session, m *pb.NetMessageResyncRequest) bool {
 }
 
 // sendRegion queues the packet a session gets when it joins: its login result
-// and the region change (the configuration tables and their hash).
+// and the region change (the configuration tables and their hash), built by
+// replication.WriteJoin as the scripted server builds it.
 func (s *Server) sendRegion(c *session) {
-	f := c.reg.game.Frame()
-	rc := s.regionChange(c.reg)
-	lr := &pb.NetMessageLoginResult{PlayerEntityId: uint64(c.avatar), Role: c.role, ServerFrame: f,
-		ProtocolVersion: protocol.Version, IssuedToken: c.issued}
-	c.issued = "" // once: a resync's login result does not repeat it
 	var pk protocol.Packet
 	pk.Limits = serverPacketLimits
-	for _, m := range [...]proto.Message{lr, rc} {
-		if err := pk.Append(m); err != nil {
-			c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, err.Error())
-			return
-		}
+	err := replication.WriteJoin(&pk, replication.Join{Avatar: c.avatar, Role: c.role, Token: c.issued, Region: s.regionChange(c.reg)})
+	c.issued = "" // once: a resync's login result does not repeat it
+	if err != nil {
+		c.fail(pb.ErrorCode_ERROR_CODE_INTERNAL, err.Error())
+		return
 	}
-	s.send(c, slices.Clone(pk.Bytes()), 2)
+	s.send(c, slices.Clone(pk.Bytes()), pk.Len())
 }

@@ -236,21 +236,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, acct: newAccounts(), reqs: make(chan func(), 256), done: make(chan struct{}), started: make(chan struct{}),
 		byName: map[string]*session{}}
-	names, err := fs.Glob(cfg.Files, "*.config")
+	tables, err := replication.ReadTables(cfg.Files)
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(names)
-	for _, n := range names {
-		b, err := fs.ReadFile(cfg.Files, n)
-		if err != nil {
-			return nil, err
-		}
-		s.tables = append(s.tables, &pb.NetStructConfigFile{Name: n, Text: string(b)})
-	}
+	s.tables, s.hash = tables.Files, tables.Hash
 	s.baseTables, s.maxTables = slices.Clone(s.tables), maxRegionChange
-	sum := protocol.HashConfigFiles(s.tables)
-	s.hash = sum[:]
 	if s.world, err = world.Load(cfg.Files); err != nil {
 		return nil, err
 	}
@@ -277,7 +268,7 @@ func New(cfg Config) (*Server, error) {
 }
 
 // serverPacketLimits are what the server builds: room for a region change.
-var serverPacketLimits = protocol.Limits{MaxPacketSize: protocol.HeaderSize + protocol.MaxBodySize, MaxMessageSize: 4 << 20}
+var serverPacketLimits = replication.PacketLimits
 
 // clientPacketLimits are what the server reads from a client: room for the largest
 // client message (a 256 KiB live edit) and few messages per packet.

@@ -55,10 +55,10 @@ type Server struct {
 	Regions []*Region // in the world's order
 	opt     Options
 	repl    *replication.Replicator // the first region's
-	tables  []*pb.NetStructConfigFile
-	hash    []byte
+	tables  replication.Tables
 	region  int32
 	clients []*Client
+	players int64 // players logged in so far: the last account id given
 	pk      protocol.Packet
 }
 
@@ -72,11 +72,16 @@ type Region struct {
 
 // Client is a logged-in client's session state on the Server.
 type Client struct {
-	Name    string
+	Name string
+	// Player is the client's account id, as a fresh account store numbers
+	// players (from 1, in login order); its avatar's owner is
+	// replication.PlayerOwner(Player), as on the real server.
+	Player  int64
 	Avatar  sim.EntityID
 	Role    pb.Role
 	reg     *Region
 	view    replication.View
+	joins   [][]byte        // join packets to send before the next frame's
 	out     []proto.Message // replies to send with the next frame
 	Applied []AppliedInput  // every input applied, in order (for tests)
 	Resyncs int             // resync requests answered
@@ -105,20 +110,10 @@ func NewServer(opt *Options) (*Server, error) {
 	if s.opt.Files == nil {
 		s.opt.Files = world.DefaultFiles()
 	}
-	names, err := fs.Glob(s.opt.Files, "*.config")
-	if err != nil {
+	var err error
+	if s.tables, err = replication.ReadTables(s.opt.Files); err != nil {
 		return nil, err
 	}
-	slices.Sort(names)
-	for _, n := range names {
-		b, err := fs.ReadFile(s.opt.Files, n)
-		if err != nil {
-			return nil, err
-		}
-		s.tables = append(s.tables, &pb.NetStructConfigFile{Name: n, Text: string(b)})
-	}
-	sum := protocol.HashConfigFiles(s.tables)
-	s.hash = sum[:]
 	w, err := world.Load(s.opt.Files)
 	if err != nil {
 		return nil, err
@@ -145,12 +140,12 @@ func NewServer(opt *Options) (*Server, error) {
 	}
 	s.World, s.Game, s.repl = w, s.Regions[0].Game, s.Regions[0].repl
 	s.region = s.Regions[0].ID
-	s.pk.Limits = protocol.Limits{MaxPacketSize: protocol.HeaderSize + protocol.MaxBodySize, MaxMessageSize: 4 << 20}
+	s.pk.Limits = replication.PacketLimits
 	return s, nil
 }
 
 // Tables returns the configuration files the server sends in a region change.
-func (s *Server) Tables() []*pb.NetStructConfigFile { return s.tables }
+func (s *Server) Tables() []*pb.NetStructConfigFile { return s.tables.Files }
 
 // Clients returns the logged-in clients in login order.
 func (s *Server) Clients() []*Client { return s.clients }
@@ -158,6 +153,17 @@ func (s *Server) Clients() []*Client { return s.clients }
 // Login spawns an avatar for name at spawn point number spawn (modulo their count)
 // and returns the login result and the region change.
 func (s *Server) Login(name string, spawn int) (*Client, []proto.Message, error) {
+	c, b, err := s.LoginPacket(name, spawn)
+	if err != nil {
+		return nil, nil, err
+	}
+	msgs, err := s.read(b)
+	return c, msgs, err
+}
+
+// LoginPacket is Login, returning the login's answer as the real server sends
+// it: the packet replication.WriteJoin builds.
+func (s *Server) LoginPacket(name string, spawn int) (*Client, []byte, error) {
 	r := s.Game.Region(s.region)
 	pts := r.SpawnPoints()
 	var at mgl32.Vec2
@@ -169,27 +175,37 @@ func (s *Server) Login(name string, spawn int) (*Client, []proto.Message, error)
 		return nil, nil, err
 	}
 	// A player owns its avatar, which is what makes it take portals.
-	if err := s.Game.SetOwner(id, int32(len(s.clients))); err != nil {
+	player := s.players + 1
+	if err := s.Game.SetOwner(id, replication.PlayerOwner(player)); err != nil {
 		return nil, nil, err
 	}
-	c := &Client{Name: name, Avatar: id, Role: pb.Role_ROLE_PLAYER, reg: s.Regions[0]}
+	s.players = player
+	c := &Client{Name: name, Player: player, Avatar: id, Role: pb.Role_ROLE_PLAYER, reg: s.Regions[0]}
 	c.view.SetAvatar(id)
 	s.repl.Attach(&c.view)
 	s.clients = append(s.clients, c)
-	return c, s.welcome(c), nil
+	b, err := s.join(c)
+	return c, b, err
 }
 
-// welcome is what a fresh join gets: the login result and the region.
-func (s *Server) welcome(c *Client) []proto.Message {
-	f := c.reg.Game.Frame()
-	return []proto.Message{
-		&pb.NetMessageLoginResult{PlayerEntityId: uint64(c.Avatar), Role: c.Role, ServerFrame: f, ProtocolVersion: protocol.Version},
-		s.regionChange(c.reg),
-	}
+// join builds what a client gets when it holds nothing of its region: its
+// login result and the region change, in a packet of their own.
+func (s *Server) join(c *Client) ([]byte, error) {
+	var pk protocol.Packet
+	pk.Limits = s.pk.Limits
+	err := replication.WriteJoin(&pk, replication.Join{Avatar: c.Avatar, Role: c.Role, Region: s.regionChange(c.reg)})
+	return slices.Clone(pk.Bytes()), err
 }
 
 func (s *Server) regionChange(r *Region) *pb.NetMessageRegionChange {
-	return &pb.NetMessageRegionChange{RegionId: r.ID, Tables: s.tables, TablesHash: s.hash, ServerFrame: r.Game.Frame()}
+	return s.tables.RegionChange(r.ID, r.Game.Frame(), "")
+}
+
+// read decodes a packet the server built.
+func (s *Server) read(b []byte) ([]proto.Message, error) {
+	rd := protocol.Reader{Limits: s.pk.Limits}
+	_, msgs, err := rd.ReadAll(b)
+	return msgs, err
 }
 
 // Logout removes the client and its avatar.
@@ -203,7 +219,9 @@ func (s *Server) Logout(c *Client) {
 
 // Receive handles a client message: inputs are scheduled as the real server
 // schedules them (replication.Inputs); a ping is answered with the next frame's
-// packet, and a resync request with a fresh copy of the world.
+// packet, and a resync request as the real server answers it: a packet with the
+// login result and the region change, before the next frame's packet, whose
+// creates hold the whole view again.
 func (s *Server) Receive(c *Client, m proto.Message) error {
 	if in, ok := replication.DecodeInput(m); ok {
 		next := c.reg.Game.Frame() + 1
@@ -219,7 +237,11 @@ func (s *Server) Receive(c *Client, m proto.Message) error {
 	case *pb.NetMessageResyncRequest:
 		c.Resyncs++
 		c.reg.repl.Forget(&c.view)
-		c.out = append(c.out, s.welcome(c)...)
+		b, err := s.join(c)
+		if err != nil {
+			return err
+		}
+		c.joins = append(c.joins, b)
 	default:
 		return fmt.Errorf("replicationtest: unexpected %T", m)
 	}
@@ -330,8 +352,28 @@ func (s *Server) handoff(c *Client, to, marker int32) error {
 }
 
 // Frame returns the client's messages for the frame just stepped, as the real
-// server builds its packet (replication.Replicator.Write).
+// server builds its packet (replication.Replicator.Write), preceded by those of
+// the join packets a resync request got (FramePackets).
 func (s *Server) Frame(c *Client) ([]proto.Message, error) {
+	pks, err := s.FramePackets(c)
+	if err != nil {
+		return nil, err
+	}
+	var msgs []proto.Message
+	for _, b := range pks {
+		m, err := s.read(b)
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, m...)
+	}
+	return msgs, nil
+}
+
+// FramePackets returns the packets the client is sent for the frame just
+// stepped, in order: the answers to its resync requests, then the frame's packet.
+// The slices are the caller's.
+func (s *Server) FramePackets(c *Client) ([][]byte, error) {
 	if s.repl.Game().Frame() != s.Game.Frame() {
 		return nil, fmt.Errorf("replicationtest: Frame before Step")
 	}
@@ -341,9 +383,9 @@ func (s *Server) Frame(c *Client) ([]proto.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := protocol.Reader{Limits: s.pk.Limits}
-	_, msgs, err := rd.ReadAll(s.pk.Bytes())
-	return msgs, err
+	pks := append(c.joins, slices.Clone(s.pk.Bytes()))
+	c.joins = nil
+	return pks, nil
 }
 
 // Visible returns the ids the client holds (ascending). The slice is the server's.
