@@ -23,7 +23,7 @@ import { Fields, PROTO_PROJECTILE, Policy } from './archive.mjs';
 import { Command, PROTOCOL_VERSION, decodePacket, encodePacket, loadTypes } from './protocol.mjs';
 import { checkVectors, decodeArchive } from './vectors.mjs';
 import { Walker } from './walk.mjs';
-import { Reader, SYMBOLS, readRegionChange } from './xdump.mjs';
+import { Reader, SYMBOLS, checkReader, readRegionChange } from './xdump.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -548,6 +548,10 @@ async function main() {
   for (const f of failures) console.error(`nodeclient: vector ${f}`);
   failed ||= failures.length > 0 || n === 0;
   log(`${n} test vectors, ${failures.length} failures`);
+  const [nx, xfail] = checkReader();
+  for (const f of xfail) console.error(`nodeclient: xdump reader ${f}`);
+  failed ||= xfail.length > 0;
+  log(`xdump reader: ${nx} cases of §14.1, ${xfail.length} failures`);
   for (const [what, run] of [['version', () => refusedVersion(types, enums, o.url)], ['play', () => play(types, enums, o, log)]]) {
     try {
       log(`${what}: ${await run()}`);

@@ -445,3 +445,42 @@ export function readRegionChange(files) {
   }
   return { reader: r, read };
 }
+
+// CASES are inputs of §14.1's corners and what they read as (null: an error);
+// checkReader runs them. The rows a symbol names come from PRELUDE.
+const PRELUDE = 'config region\nid name min(0) min(1) max(0) max(1)\n0 "downtown" 0 0 1 1\n1 "wilds" 2 0 3 1\n/config\n' +
+  'config area\nid name region min(0) min(1) max(0) max(1)\n0 "streets" downtown 0 0 1 1\n/config\n';
+const CASES = [
+  ['XDUMP marker 7\r\n# c\r\n\r\n3 streets hot 0x1.8p3 1_000.5 +Infinity 3 -1 #x\r\n/1 # end\r\n',
+    [{ id: 3, area: 0, kind: 4, pos: [12, 1000.5], radius: Infinity, rot: 3, 'prop-set': -1 }]],
+  ['XDUMP prototype 0\n0 "a\\040\\303\\251" 0.5 -inf blocking (player npc) 1e0\n/1\n',
+    [{ id: 0, name: 'a é', radius: 0.5, speed: -Infinity, collision: 1, flags: 3, footprint: 1 }]],
+  ['config power\nid name ...\n1 "bolt"\n/config\nconfig power\nid co\n1 7\n/config\n', [{ id: 1, name: 'bolt', cooldown: 7 }]],
+  ['XDUMP power 0\n1 "b" 2e0\n/1\n', [{ id: 1, name: 'b', cooldown: 2 }]],
+  ['config area\nid name region min(0) min(1) max(0) max(1)\n9 "q" w 1 2 3 4\n/config\n',
+    [{ id: 9, name: 'q', region: 1, min: [1, 2], max: [3, 4] }]],
+  ['XDUMP region 0\n0 "x" 0 0 1e39 0\n/1\n', null], // too large for a float32
+  ['XDUMP region 0\n0 "x" 0 0 1 0\n/2\n', null], // the footer counts 2 records
+  ['XDUMP power 0\n1 "b" 1.5\n/1\n', null], // not a whole number
+  ['XDUMP region 0\n0 "x" 0 0 nan infinity\n/1\n', null], // unsigned infinity
+  ['XDUMP region 0\n0 x 0 0 0 0\n/1\n', null], // a symbol in a string field
+];
+
+// checkReader reads CASES and returns [cases, failures].
+export function checkReader() {
+  const failures = [];
+  CASES.forEach(([text, want], i) => {
+    const r = new Reader({ deity: true });
+    r.read('prelude', PRELUDE);
+    let got;
+    try {
+      got = r.read(`case${i}`, text).at(-1).rows;
+    } catch (e) {
+      got = null;
+      if (want !== null) failures.push(`case ${i}: ${e.message}`);
+    }
+    const show = (v) => JSON.stringify(v, (_, x) => (typeof x === 'number' && !Number.isFinite(x) ? String(x) : x));
+    if (got !== null && show(got) !== show(want)) failures.push(`case ${i}: read ${show(got)}, want ${show(want)}`);
+  });
+  return [CASES.length, failures];
+}
