@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // A Twinframe client written only from docs/PROTOCOL.md and the .proto: it checks
 // the test vectors, is refused with a wrong protocol version, logs in, decodes
-// every message and archive it receives while keeping the replica's rules, pings,
+// every message and archive it receives while keeping the replica's rules, reads
+// every configuration table of its region change (§14, xdump.mjs) and checks each
+// against the server's xdump of it, pings,
 // walks its avatar to a point and checks that it arrives, fires and follows the
 // bolt to its end, asks for a resync, and leaves with a mux Disconnect. With
 // --deity-token, a second session logs in as deity and walks its avatar while the
@@ -21,6 +23,7 @@ import { Fields, PROTO_PROJECTILE, Policy } from './archive.mjs';
 import { Command, PROTOCOL_VERSION, decodePacket, encodePacket, loadTypes } from './protocol.mjs';
 import { checkVectors, decodeArchive } from './vectors.mjs';
 import { Walker } from './walk.mjs';
+import { Reader, SYMBOLS, checkReader, readRegionChange } from './xdump.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -60,6 +63,8 @@ class Session {
     this.region = null; // the region id of the last region change
     this.travels = []; // region changes in frame packets: {frame, change, held, destroys}
     this.regionLists = [];
+    this.tables = null; // the last region change's tables, read (§14): {reader, read}
+    this.dumps = new Map(); // request_id → NetMessageXDumpResponse
     this.walkChecks = []; // updates compared with the walked copy: {id, frame, frames, off, bound, stop}
     this.closed = null; // {code, reason}
     this.waiters = [];
@@ -131,6 +136,7 @@ class Session {
         return;
       }
       this.checkTables(ms[1].message);
+      this.readTables(ms[1].message);
       this.entities.clear();
       this.region = ms[1].message.region_id ?? 0;
       this.avatar = num(ms[0].message.player_entity_id);
@@ -169,6 +175,15 @@ class Session {
       h.update(varint(name.length)).update(name).update(varint(text.length)).update(text);
     }
     if (!h.digest().equals(Buffer.from(rc.tables_hash))) this.faults.push('region change: tables_hash does not match its tables');
+  }
+
+  // readTables reads every table of a region change's files (§14).
+  readTables(rc) {
+    try {
+      this.tables = readRegionChange(rc.tables ?? []);
+    } catch (e) {
+      this.faults.push(`region change tables: ${e.message}`);
+    }
   }
 
   message(m, travel) {
@@ -236,10 +251,14 @@ class Session {
       case 'NetMessageRegionList':
         this.regionLists.push(msg);
         break;
+      case 'NetMessageXDumpResponse':
+        this.dumps.set(msg.request_id ?? 0, msg);
+        break;
       case 'NetMessageRegionChange':
         // §6: the client drops every entity it holds (no destroys come for them);
         // the creates of the new region follow, its own avatar's among them.
         this.checkTables(msg);
+        this.readTables(msg);
         this.travels.push({ frame: this.frame, change: msg, held: [...this.entities.keys()], destroys: this.destroysInFrame });
         this.entities.clear();
         this.region = msg.region_id ?? 0;
@@ -319,6 +338,7 @@ async function play(types, enums, o, log) {
   const lr = s.logins[0].result;
   if (lr.protocol_version !== PROTOCOL_VERSION) throw new Error(`server speaks ${lr.protocol_version}`);
   log(`logged in: avatar ${s.avatar}, region ${s.logins[0].region.region_id}, ${s.logins[0].region.tables.length} tables`);
+  log(await tablesByDump(s, enums, ms));
   await s.until(() => s.entities.has(s.avatar), ms, 'the create of the avatar');
   const me = () => s.entities.get(s.avatar).loco;
 
@@ -396,34 +416,43 @@ async function play(types, enums, o, log) {
   return `${s.packets} packets: ${Object.entries(s.counts).sort().map(([k, v]) => `${k.replace('NetMessage', '')} ${v}`).join(', ')}`;
 }
 
-// table reads the rows of configuration table name from a region change's tables
-// (one `config NAME` block: a header line of column names, rows of
-// whitespace-separated values, "quoted" strings, # comments, `/config`).
-function table(rc, name) {
-  const rows = [];
-  for (const file of rc.tables) {
-    let cols = null;
-    let inside = false;
-    for (const line of (file.text ?? '').split('\n')) {
-      const toks = [];
-      for (const t of line.match(/"[^"]*"|[^\s"]+/g) ?? []) {
-        if (t.startsWith('#')) break;
-        toks.push(t.startsWith('"') ? t.slice(1, -1) : t);
-      }
-      if (toks.length === 0) continue;
-      if (!inside) {
-        inside = toks[0] === 'config' && toks[1] === name;
-        cols = null;
-      } else if (toks[0] === '/config') {
-        inside = false;
-      } else if (!cols) {
-        cols = toks;
-      } else {
-        rows.push(Object.fromEntries(cols.map((c, i) => [c, toks[i]])));
-      }
+// xdump asks the server for a dump (§12) and reads its answer (§14), asking
+// again later while it is refused as rate limited.
+async function xdump(s, enums, ms, command) {
+  for (let tries = 0; ; tries++) {
+    const id = (s.dumpSeq = (s.dumpSeq ?? 0) + 1);
+    s.send([['NetMessageXDumpRequest', { request_id: id, command }]]);
+    await s.until(() => s.dumps.has(id), ms, `the answer to ${command}`);
+    const a = s.dumps.get(id);
+    if (a.code === enums.ErrorCode.values.ERROR_CODE_RATE_LIMITED && tries < 20) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      continue;
     }
+    if (a.error) throw new Error(`${command}: ${a.error}`);
+    return new Reader().read(command, a.text ?? '');
   }
-  return rows;
+}
+
+// tablesByDump checks the tables read from the login's region change (§14):
+// each table the files give, dumped by the server (machine dialect, its row
+// count checked against its footer), has the same rows, value for value.
+async function tablesByDump(s, enums, ms) {
+  const { reader, read } = s.tables;
+  const names = [...reader.rows.keys()];
+  let rows = 0;
+  for (const name of names) {
+    const want = reader.rows.get(name);
+    const [d, ...more] = await xdump(s, enums, ms, `xdump ${name} *`);
+    if (!d || more.length || d.name !== name || d.meta) throw new Error(`xdump ${name}: got ${d?.name} and ${more.length} more tables`);
+    if (d.rows.length !== want.length) throw new Error(`table ${name}: ${want.length} rows in the region change, ${d.rows.length} in its dump`);
+    d.rows.forEach((r, i) => {
+      const a = JSON.stringify(want[i]);
+      const b = JSON.stringify(r);
+      if (a !== b) throw new Error(`table ${name} row ${i}: ${a} in the region change, ${b} in its dump`);
+    });
+    rows += want.length;
+  }
+  return `tables: ${read.length} config blocks in ${new Set(read.map((t) => t.file)).size} files, ${names.length} tables, ${rows} rows, each equal to its xdump`;
 }
 
 // deity logs a second session in as deity (§5) and checks, from the first
@@ -470,15 +499,24 @@ async function deity(s, types, enums, o, log) {
     `(${mineChecks.map((c) => `${c.frames} frames, off ${c.off.toFixed(3)} m`).join('; ')}); ` +
     `${all.length} corrections of walked entities in all, the largest ${Math.max(...all.map((c) => c.off)).toFixed(3)} m off`);
 
-  // Teleport s to an arrival marker of another region: a transition row names
-  // one (its region and marker), the region list gives the region's id.
+  // Teleport s to an arrival marker of another region: a transition row of the
+  // tables (§14.4) names one (its region and marker); the region list names the
+  // regions as the tables do.
   d.send([['NetMessageDebugCommand', { op: 'DEBUG_OP_REGIONS' }]]);
   await d.until(() => d.counts.NetMessageRegionList, ms, 'the region list');
   const list = d.regionLists[0];
-  const here = list.regions.find((r) => (r.region_id ?? 0) === s.region);
-  const row = table(s.logins[0].region, 'transition').find((t) => t.region !== here?.name);
-  const to = row && list.regions.find((r) => r.name === row.region);
-  if (!to) throw new Error(`no transition to another region than ${here?.name} in the tables`);
+  const tables = s.tables.reader.rows;
+  const row = tables.get('transition').find((t) => t.region !== s.region);
+  const to = row && list.regions.find((r) => (r.region_id ?? 0) === row.region);
+  if (!to) throw new Error(`no transition to another region than ${s.region} in the tables`);
+  const region = tables.get('region').find((r) => r.id === row.region);
+  if (region?.name !== to.name) throw new Error(`region ${row.region} is ${region?.name} in the tables, ${to.name} in the region list`);
+  const marker = tables.get('marker').find((m) => m.id === row.marker);
+  const area = marker && tables.get('area').find((a) => a.id === marker.area);
+  const arrival = SYMBOLS['marker-kind'].syms.find(([, n]) => n === 'arrival')[0];
+  if (marker?.kind !== arrival || area?.region !== row.region) {
+    throw new Error(`transition ${row.name}: marker ${row.marker} is not an arrival marker of region ${row.region}`);
+  }
   const before = [...s.entities.keys()];
   const travels = s.travels.length;
   const frame = s.frame;
@@ -510,6 +548,10 @@ async function main() {
   for (const f of failures) console.error(`nodeclient: vector ${f}`);
   failed ||= failures.length > 0 || n === 0;
   log(`${n} test vectors, ${failures.length} failures`);
+  const [nx, xfail] = checkReader();
+  for (const f of xfail) console.error(`nodeclient: xdump reader ${f}`);
+  failed ||= xfail.length > 0;
+  log(`xdump reader: ${nx} cases of §14.1, ${xfail.length} failures`);
   for (const [what, run] of [['version', () => refusedVersion(types, enums, o.url)], ['play', () => play(types, enums, o, log)]]) {
     try {
       log(`${what}: ${await run()}`);
