@@ -8,9 +8,10 @@ import (
 //go:embed default/*.config
 var defaultFiles embed.FS
 
-// DefaultFiles returns the configuration files of the default world: one region of
-// 3×3 cells with streets, buildings, alleys, parked cars and crates, a park with spawn
-// points inside blackout zones, and a collision lab. Load(DefaultFiles()) loads it.
+// DefaultFiles returns the configuration files of the default world: three regions
+// joined by portals — downtown, 3×3 cells with streets, buildings, alleys, parked cars
+// and crates, a park with spawn points inside blackout zones and a collision lab; the
+// wilds; and the vault. Load(DefaultFiles()) loads it.
 func DefaultFiles() fs.FS {
 	sub, err := fs.Sub(defaultFiles, "default")
 	if err != nil {
