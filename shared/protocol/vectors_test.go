@@ -147,11 +147,11 @@ func (v *vectors) add(name string, b []byte, doc any) {
 // rounding to float32); fixed-point values are exact.
 
 type jsonPathNode struct {
-	X      float32 `json:"x"`
-	Y      float32 `json:"y"`
-	Z      float32 `json:"z"`
-	Side   int32   `json:"side"`
-	Radius float32 `json:"radius,omitempty"`
+	X      float32  `json:"x"`
+	Y      float32  `json:"y"`
+	Z      float32  `json:"z"`
+	Side   int32    `json:"side"`
+	Radius *float32 `json:"radius,omitempty"` // only a turn node (side ≠ 0) has one
 }
 
 type jsonLocomotion struct {
@@ -259,7 +259,12 @@ func locoJSON(st *locomotion.State) jsonLocomotion {
 		j.Goal = &g
 		path := []jsonPathNode{}
 		for _, n := range st.Path {
-			path = append(path, jsonPathNode{X: n.Point[0], Y: n.Point[1], Z: n.Point[2], Side: int32(n.Side), Radius: n.Radius})
+			jn := jsonPathNode{X: n.Point[0], Y: n.Point[1], Z: n.Point[2], Side: int32(n.Side)}
+			if n.Side != locomotion.None {
+				r := n.Radius
+				jn.Radius = &r
+			}
+			path = append(path, jn)
 		}
 		j.Path = &path
 	}
@@ -826,5 +831,7 @@ func buildVectors(t *testing.T) map[string][]byte {
 		t.Fatal("no Proximity update of the walker for the other player the frame after its create")
 	}
 	v.add("locomotion_update_proximity", corr.GetArchiveData(), readLoco(t, corr.GetArchiveData()))
+
+	walkVectors(t, v)
 	return v.files
 }
