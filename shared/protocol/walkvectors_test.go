@@ -236,21 +236,22 @@ func walkVectors(t *testing.T, v *vectors) {
 	}
 	walkTo(mgl32.Vec2{7, 9})
 
-	// Up the right side of the wall and sharply left over its top: its one
-	// turn node, given radius 0, makes the path one a client walks with
-	// straight corners only, and a frame's motion then stops at the corner.
+	// The walk_turns path with its first turn's radius 0: walked with straight
+	// corners only, though its second turn alone would make an arc.
+	radius := turns
+	radius.Path = slices.Clone(turns.Path)
+	radius.Path[1].Radius = 0
+	addUpdate("walk_fallback_radius", radius)
+
+	// Up the right side of the wall and sharply left over its top, the path's
+	// last node made a turn: walked with straight corners too, and a frame's
+	// motion then stops at the corner, which turns by more than 45°.
 	walkTo(mgl32.Vec2{11.6, 3})
 	sharp := createState(t, created(mgl32.Vec2{9, 8.8}))
 	if len(sharp.Path) != 3 || sharp.Path[1].Side == locomotion.None {
 		t.Fatalf("the walk over the top of the wall: path %+v, want one turn node between two", sharp.Path)
 	}
 	sharp.Path = slices.Clone(sharp.Path)
-	sharp.Path[1].Radius = 0
-	addUpdate("walk_fallback_radius", sharp)
-
-	// The walk_turns path with its last node made a turn: walked with
-	// straight corners too.
-	turns.Path = slices.Clone(turns.Path)
-	turns.Path[len(turns.Path)-1].Side, turns.Path[len(turns.Path)-1].Radius = locomotion.Left, turns.Path[1].Radius
-	addUpdate("walk_fallback_end", turns)
+	sharp.Path[2].Side, sharp.Path[2].Radius = locomotion.Left, sharp.Path[1].Radius
+	addUpdate("walk_fallback_end", sharp)
 }
