@@ -40,7 +40,9 @@ const vectorDir = "testdata/vectors"
 // create and its power result. The payload vectors are archives taken from
 // those packets and from a second game (a right turn from the spawn point, and
 // the correction another client gets), a saved avatar (Database mode, as the
-// server saves one) and an archive of every primitive.
+// server saves one) and an archive of every primitive. The walking vectors
+// (walkVectors) add states of walks in a third game and every frame the
+// server's copy of what a client holds (replication.Remote) walks from them.
 // Each vector's JSON is read back from its bytes field by field as the document
 // lays them out (readEntity and friends), and the bytes must be what the Go
 // types write again from what they unpack: the document, the Go code and the

@@ -166,7 +166,7 @@ func walkVectors(t *testing.T, v *vectors) {
 		t.Fatalf("ann did not reach %v: %+v", to, st)
 	}
 	// created starts ann's walk to a point and returns the create of her that
-	// a player logging in two frames later gets.
+	// a player logging in the frame after it started gets in its first packet.
 	viewers := 0
 	created := func(to mgl32.Vec2) []byte {
 		t.Helper()
@@ -206,7 +206,17 @@ func walkVectors(t *testing.T, v *vectors) {
 			t.Fatal(err)
 		}
 		b := slices.Clone(p.Bytes())
-		v.add(name, b, jsonWalk{Message: "NetMessageLocomotionStateUpdate", Archive: readLoco(t, b), Frames: walkFrames(t, name, &st)})
+		// Walk what a client reads from the bytes, not st.
+		u, err := archive.NewUnpacker(archive.Replication, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got locomotion.State
+		u.TransferObject(&got)
+		if err := u.Done(); err != nil {
+			t.Fatal(err)
+		}
+		v.add(name, b, jsonWalk{Message: "NetMessageLocomotionStateUpdate", Archive: readLoco(t, b), Frames: walkFrames(t, name, &got)})
 	}
 	sides := func(st *locomotion.State) (left, right int) {
 		for _, n := range st.Path {
