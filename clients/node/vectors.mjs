@@ -3,9 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  Reader, replication, readEntityCreate, readLocomotionUpdate, readPowerResult, readSavedAvatar,
+  Fields, Reader, replication, readEntityCreate, readLocomotionUpdate, readPowerResult, readSavedAvatar,
 } from './archive.mjs';
 import { decodePacket, OBJECT_OPTIONS } from './protocol.mjs';
+import { Walker } from './walk.mjs';
 
 // same compares a decoded value with its expected JSON. Numbers compare after
 // rounding to float32 (raw floats are written as their shortest decimal);
@@ -91,6 +92,50 @@ function checkPacket(types, bytes, want) {
   return null;
 }
 
+const f32view = new DataView(new ArrayBuffer(4));
+
+// bits is the float32 v's bit pattern as the vectors write it (0x and 8 hex digits).
+function bits(v) {
+  f32view.setFloat32(0, v);
+  return `0x${f32view.getUint32(0).toString(16).padStart(8, '0')}`;
+}
+
+// checkWalk checks a walking vector (§6.1): the archive decodes to the JSON's,
+// and walking its state one frame packet after another gives every listed
+// frame's position, yaw, goal and flags, the floats bit for bit.
+function checkWalk(bytes, want) {
+  let state;
+  let d;
+  if (want.message === 'NetMessageEntityCreate') {
+    const e = readEntityCreate(bytes);
+    d = same(e, want.archive, 'archive');
+    state = e.locomotion;
+  } else if (want.message === 'NetMessageLocomotionStateUpdate') {
+    state = readLocomotionUpdate(bytes);
+    d = same(state, want.archive, 'archive');
+  } else {
+    return `message ${want.message} carries no locomotion state`;
+  }
+  if (d) return d;
+  if (state.fields & Fields.Relative) return 'a relative update: a walk starts from an absolute state';
+  if (!want.frames?.length) return 'no frames';
+  const w = new Walker(state);
+  for (const [i, fr] of want.frames.entries()) {
+    w.advanceTo(fr.frame);
+    const at = `frames[${i}] (frame ${fr.frame})`;
+    for (const [k, got] of [['x', w.pos[0]], ['y', w.pos[1]], ['yaw', w.yaw]]) {
+      const exp = fr[k];
+      if (bits(exp.value) !== exp.bits) return `${at}.${k}: the vector's value ${exp.value} is not its bits ${exp.bits}`;
+      if (bits(got) !== exp.bits) return `${at}.${k}: walked ${got} (${bits(got)}), want ${exp.value} (${exp.bits})`;
+    }
+    const flags = { goal: w.next, moving: w.moving, walking: w.moving && w.walking() };
+    for (const [k, got] of Object.entries(flags)) {
+      if (got !== fr[k]) return `${at}.${k}: walked ${got}, want ${fr[k]}`;
+    }
+  }
+  return null;
+}
+
 // checkVectors checks every vector in dir; it returns [checked, failures].
 export function checkVectors(types, dir) {
   const names = fs.readdirSync(dir).filter((f) => f.endsWith('.hex')).map((f) => f.slice(0, -4)).sort();
@@ -106,6 +151,7 @@ export function checkVectors(types, dir) {
       else if (name === 'power_result') d = same(readPowerResult(bytes), want);
       else if (name === 'saved_avatar') d = same(readSavedAvatar(bytes), want);
       else if (name.startsWith('packet_')) d = checkPacket(types, bytes, want);
+      else if (name.startsWith('walk_')) d = checkWalk(bytes, want);
       else d = 'a vector this client does not know (docs/PROTOCOL.md §13 lists them)';
     } catch (e) {
       d = e.message;

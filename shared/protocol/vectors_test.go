@@ -40,7 +40,9 @@ const vectorDir = "testdata/vectors"
 // create and its power result. The payload vectors are archives taken from
 // those packets and from a second game (a right turn from the spawn point, and
 // the correction another client gets), a saved avatar (Database mode, as the
-// server saves one) and an archive of every primitive.
+// server saves one) and an archive of every primitive. The walking vectors
+// (walkVectors) add states of walks in a third game and every frame the
+// server's copy of what a client holds (replication.Remote) walks from them.
 // Each vector's JSON is read back from its bytes field by field as the document
 // lays them out (readEntity and friends), and the bytes must be what the Go
 // types write again from what they unpack: the document, the Go code and the
@@ -147,11 +149,11 @@ func (v *vectors) add(name string, b []byte, doc any) {
 // rounding to float32); fixed-point values are exact.
 
 type jsonPathNode struct {
-	X      float32 `json:"x"`
-	Y      float32 `json:"y"`
-	Z      float32 `json:"z"`
-	Side   int32   `json:"side"`
-	Radius float32 `json:"radius,omitempty"`
+	X      float32  `json:"x"`
+	Y      float32  `json:"y"`
+	Z      float32  `json:"z"`
+	Side   int32    `json:"side"`
+	Radius *float32 `json:"radius,omitempty"` // only a turn node (side ≠ 0) has one
 }
 
 type jsonLocomotion struct {
@@ -259,7 +261,12 @@ func locoJSON(st *locomotion.State) jsonLocomotion {
 		j.Goal = &g
 		path := []jsonPathNode{}
 		for _, n := range st.Path {
-			path = append(path, jsonPathNode{X: n.Point[0], Y: n.Point[1], Z: n.Point[2], Side: int32(n.Side), Radius: n.Radius})
+			jn := jsonPathNode{X: n.Point[0], Y: n.Point[1], Z: n.Point[2], Side: int32(n.Side)}
+			if n.Side != locomotion.None {
+				r := n.Radius
+				jn.Radius = &r
+			}
+			path = append(path, jn)
 		}
 		j.Path = &path
 	}
@@ -826,5 +833,7 @@ func buildVectors(t *testing.T) map[string][]byte {
 		t.Fatal("no Proximity update of the walker for the other player the frame after its create")
 	}
 	v.add("locomotion_update_proximity", corr.GetArchiveData(), readLoco(t, corr.GetArchiveData()))
+
+	walkVectors(t, v)
 	return v.files
 }
