@@ -468,6 +468,38 @@ func TestClusterDoorEndsStrayedSession(t *testing.T) {
 	}
 }
 
+// TestClusterNodeEndsUnheldSession: a node running a player for a front door
+// that no longer relays its client (the door's close was lost; here the door
+// forgets the session behind the node's back) ends the session at its second
+// look at the door, saving and releasing the player, rather than keep it in the
+// game until it logs in again.
+func TestClusterNodeEndsUnheldSession(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a, _, _, sb := relayedToB(ctx, t, "kai")
+	a.cl.mu.Lock()
+	forgotten := 0
+	for id, x := range a.cl.doors {
+		if x.name == "kai" {
+			delete(a.cl.doors, id)
+			forgotten++
+		}
+	}
+	a.cl.mu.Unlock()
+	if forgotten != 1 {
+		t.Fatalf("%d door sessions of kai at a, want 1", forgotten)
+	}
+	select {
+	case <-sb.ctx.Done():
+	case <-time.After(4 * cluster.DefaultLease):
+		t.Fatal("b still runs kai four lease periods after its front door forgot the client")
+	}
+	waitFor(t, "kai's record released", 2*cluster.DefaultLease, func() bool {
+		_, _, err := a.cl.node.PlayerOwner(ctx, playerKey(sb.playerID))
+		return errors.Is(err, cluster.ErrNoOwner)
+	})
+}
+
 // relayedToB starts nodes a (downtown) and b (the wilds, the vault), logs name in
 // at a and walks it into the wilds: its client stays on a's front door, its
 // session runs on b (sb).

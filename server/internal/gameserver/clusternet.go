@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,11 +34,13 @@ type ClusterConfig struct {
 }
 
 // The data plane's subjects: a node's inbox of client packets and its two
-// request subjects, and a front door's subject of packets for its clients.
+// request subjects; a front door's subject of packets for its clients, and its
+// request subject that says which of its clients a node still runs.
 func inSubject(node string) string      { return "twinframe.node." + node + ".in" }
 func attachSubject(node string) string  { return "twinframe.node." + node + ".attach" }
 func handoffSubject(node string) string { return "twinframe.node." + node + ".handoff" }
 func doorSubject(node string) string    { return "twinframe.door." + node }
+func heldSubject(node string) string    { return "twinframe.door." + node + ".held" }
 
 // Header keys of the data plane's messages.
 const (
@@ -126,6 +129,7 @@ func (s *Server) joinCluster(cfg ClusterConfig) error {
 		doorSubject(cfg.Node):    s.onDoor,
 		attachSubject(cfg.Node):  cn.request(s.onAttach),
 		handoffSubject(cfg.Node): cn.request(s.onHandoff),
+		heldSubject(cfg.Node):    cn.request(s.onHeld),
 	} {
 		sub, err := cn.nc.Subscribe(subj, h)
 		if err != nil {
@@ -243,9 +247,12 @@ func (s *Server) watchNodes() {
 				relayed = append(relayed, c)
 			}
 		}
+		remote := map[string][]*session{} // by front door
 		for k, c := range s.cl.remotes {
 			if gone(k.door, c.doorInc) {
 				ended = append(ended, c)
+			} else {
+				remote[k.door] = append(remote[k.door], c)
 			}
 		}
 		s.cl.mu.Unlock()
@@ -257,7 +264,70 @@ func (s *Server) watchNodes() {
 			c.fail(pb.ErrorCode_ERROR_CODE_SHUTDOWN, "node "+node+" is gone; log in again")
 		}
 		s.checkRelayed(relayed, period)
+		for door, cs := range remote {
+			s.checkHeld(door, cs, period)
+		}
 	}
+}
+
+// checkHeld ends the sessions run here for front door whose client the door no
+// longer relays here, at two looks in a row: the door's close was lost (published
+// while NATS was away), and the player would otherwise stay in the game, its
+// record held, until it logged in again. One look is not enough: a handoff's
+// target runs the session a moment before the door moves its route here.
+func (s *Server) checkHeld(door string, cs []*session, period time.Duration) {
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = strconv.FormatUint(c.doorConn, 10)
+	}
+	m := nats.NewMsg(heldSubject(door))
+	m.Header.Set(hNode, s.nodeName())
+	m.Data = []byte(strings.Join(ids, " "))
+	ctx, cancel := context.WithTimeout(context.Background(), period/4)
+	r, err := s.cl.nc.RequestMsgWithContext(ctx, m)
+	cancel()
+	if err != nil || r.Header.Get(hWhy) != "" {
+		return // the door cannot say (NATS away, a door that does not answer this)
+	}
+	held := map[string]bool{}
+	for _, id := range strings.Fields(string(r.Data)) {
+		held[id] = true
+	}
+	for i, c := range cs {
+		if held[ids[i]] || c.movedAway() {
+			c.unheld = 0
+			continue
+		}
+		if c.unheld++; c.unheld >= 2 {
+			s.log.Info("front door no longer relays the session", "name", c.name, "door", door)
+			c.fail(pb.ErrorCode_ERROR_CODE_UNSPECIFIED, "") // as if the door's close had come
+		}
+	}
+}
+
+// onHeld answers a node's checkHeld: of the connection ids it names, those of
+// this front door's sessions whose packets go to that node.
+func (s *Server) onHeld(m *nats.Msg) {
+	node := m.Header.Get(hNode)
+	var held []string
+	for _, f := range strings.Fields(string(m.Data)) {
+		id, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			continue
+		}
+		s.cl.mu.Lock()
+		c := s.cl.doors[id]
+		s.cl.mu.Unlock()
+		if c == nil || c.closed() {
+			continue
+		}
+		if route, _ := c.routeOf(); route == node {
+			held = append(held, f)
+		}
+	}
+	r := nats.NewMsg(m.Reply)
+	r.Data = []byte(strings.Join(held, " "))
+	_ = m.RespondMsg(r)
 }
 
 // checkRelayed ends the relayed sessions of this front door whose player's record

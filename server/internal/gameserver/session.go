@@ -57,6 +57,7 @@ type session struct {
 	routeInc  string // route's incarnation ("" until its first word)
 	routeRev  uint64
 	strayed   int // looks in a row that found the player's record not naming route (watchNodes' own)
+	unheld    int // looks in a row that found the front door not relaying this remote session here (watchNodes' own)
 	playerRev uint64
 	released  bool // releasePlayer has given up the record at playerRev
 	moved     bool
