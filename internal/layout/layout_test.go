@@ -268,8 +268,8 @@ func TestNondeterminismDetector(t *testing.T) {
 
 // The viewer's wasm build never links an HTTP client or TLS: the browser has its own
 // WebSocket and fetch, which the page uses (client's ws_js.go, wasm's readRecording),
-// and net/http's client with crypto/tls and x509 is about 1.8 MB of code a page would
-// download for nothing (BENCHMARKS.md, the viewer's download).
+// and net/http with crypto/tls (and the packages that brought them) were 1.7 MB of
+// the wasm, 0.38 MB brotli, that a page downloaded for nothing (docs/ARCHITECTURE.md §2).
 func TestWasmViewerLinksNoHTTP(t *testing.T) {
 	t.Parallel()
 	pkgs := goList(t, "js", "wasm", "./wasm")
