@@ -2,7 +2,8 @@
 // logs in, sends the player's inputs and pings, and feeds every packet it
 // receives to a shared/replica Replica that predicts the avatar and interpolates
 // the rest. The same code serves bots and tests natively and the viewer in the
-// browser (GOOS=js, where coder/websocket uses the browser's WebSocket).
+// browser (GOOS=js, where it drives the page's own WebSocket through syscall/js:
+// ws_js.go; natively the websocket is coder/websocket's, client/internal/wsconn).
 //
 // # Design note
 //

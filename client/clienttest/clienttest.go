@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/twinframe/twinframe/client"
+	"github.com/twinframe/twinframe/client/internal/wsconn"
 	"github.com/twinframe/twinframe/client/netsim"
 	"github.com/twinframe/twinframe/shared/protocol"
 	"github.com/twinframe/twinframe/shared/protocol/pb"
@@ -74,7 +74,7 @@ func (s *Server) Listen() {
 			return
 		}
 		ws.SetReadLimit(64 << 10)
-		s.Serve(&client.WSConn{WS: ws, Abrupt: true})
+		s.Serve(&wsconn.Conn{WS: ws, Abrupt: true})
 	})
 	s.HTTP = httptest.NewServer(mux)
 	s.URL = "ws" + s.HTTP.URL[len("http"):] + "/ws"

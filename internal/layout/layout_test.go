@@ -265,3 +265,69 @@ func TestNondeterminismDetector(t *testing.T) {
 		}
 	}
 }
+
+// The viewer's wasm build never links an HTTP client or TLS: the browser has its own
+// WebSocket and fetch, which the page uses (client's ws_js.go, wasm's readRecording),
+// and net/http with crypto/tls (and the packages that brought them) were 1.7 MB of
+// the wasm, 0.38 MB brotli, that a page downloaded for nothing (docs/ARCHITECTURE.md §2).
+func TestWasmViewerLinksNoHTTP(t *testing.T) {
+	t.Parallel()
+	pkgs := goList(t, "js", "wasm", "./wasm")
+	for _, bad := range []string{"net/http", "crypto/tls"} {
+		if _, ok := pkgs[bad]; ok {
+			t.Errorf("the viewer's wasm build (GOOS=js) links %s through %s: the page must use the browser's "+
+				"WebSocket and fetch (syscall/js) instead, so that no HTTP client or TLS is downloaded with it",
+				bad, strings.Join(importChain(pkgs, module+"/wasm", bad), " → "))
+		}
+	}
+}
+
+// importChain returns a shortest chain of imports from one package to another in
+// pkgs (breadth first, imports in go list's order), or nil when there is none.
+func importChain(pkgs map[string]listedPackage, from, to string) []string {
+	prev := map[string]string{from: ""}
+	queue := []string{from}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		if p == to {
+			var chain []string
+			for ; p != ""; p = prev[p] {
+				chain = append(chain, p)
+			}
+			slices.Reverse(chain)
+			return chain
+		}
+		for _, imp := range pkgs[p].Imports {
+			if _, seen := prev[imp]; !seen {
+				prev[imp] = p
+				queue = append(queue, imp)
+			}
+		}
+	}
+	return nil
+}
+
+func TestImportChain(t *testing.T) {
+	t.Parallel()
+	pkgs := map[string]listedPackage{
+		"a": {Imports: []string{"b", "c"}},
+		"b": {Imports: []string{"d"}},
+		"c": {Imports: []string{"e"}},
+		"d": {Imports: []string{"e"}},
+		"f": {Imports: []string{"a"}},
+	}
+	for _, tc := range []struct {
+		from, to string
+		want     []string
+	}{
+		{"a", "e", []string{"a", "c", "e"}},
+		{"a", "d", []string{"a", "b", "d"}},
+		{"a", "a", []string{"a"}},
+		{"a", "f", nil},
+	} {
+		if got := importChain(pkgs, tc.from, tc.to); !slices.Equal(got, tc.want) {
+			t.Errorf("importChain(%s, %s) = %v, want %v", tc.from, tc.to, got, tc.want)
+		}
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"github.com/hajimehoshi/ebiten/v2/ebitenutil"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 	"github.com/twinframe/twinframe/viewer/draw"
 	"github.com/twinframe/twinframe/viewer/scene"
@@ -40,6 +39,7 @@ type Game struct {
 	opt   Options
 	start time.Time
 	white *ebiten.Image
+	text  *bitmapText
 	verts []ebiten.Vertex
 	keys  []ebiten.Key
 	names []string
@@ -54,7 +54,7 @@ var _ ebiten.Game = (*Game)(nil)
 func New(view *scene.View, opt Options) *Game {
 	white := ebiten.NewImage(3, 3)
 	white.Fill(color.White)
-	return &Game{view: view, opt: opt, start: time.Now(), white: white.SubImage(image.Rect(1, 1, 2, 2)).(*ebiten.Image)}
+	return &Game{view: view, opt: opt, start: time.Now(), white: white.SubImage(image.Rect(1, 1, 2, 2)).(*ebiten.Image), text: newBitmapText()}
 }
 
 // Run opens the window (or takes over the page's canvas) and runs the game until the
@@ -186,7 +186,7 @@ func (g *Game) drawList(screen *ebiten.Image, list *draw.List) {
 		screen.DrawTriangles(g.verts, b.Indices, g.white, op)
 	}
 	for _, l := range list.Labels() {
-		ebitenutil.DebugPrintAt(screen, l.Text, int(l.X), int(l.Y)-2) // the debug font has 2 px of leading
+		g.text.draw(screen, l.Text, int(l.X), int(l.Y)-2) // the face has 2 px above its capitals
 	}
 }
 

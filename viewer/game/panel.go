@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"github.com/hajimehoshi/ebiten/v2/ebitenutil"
 	"github.com/hajimehoshi/ebiten/v2/vector"
 	"github.com/twinframe/twinframe/viewer/scene"
 )
@@ -15,6 +14,8 @@ import (
 const (
 	lineH      = 16
 	overlayTop = 7 * lineH
+	// panelChars is how many characters fit a panel line between 8 px margins.
+	panelChars = (PanelWidth - 16) / glyphW
 )
 
 var panelBG = color.RGBA{12, 13, 16, 235}
@@ -53,14 +54,14 @@ func (g *Game) drawPanel(screen *ebiten.Image) {
 		fmt.Sprintf("frame %d/%d  server %d  fps %.0f", s.Frame, s.Recorded, s.ServerFrame, s.FPS),
 		fmt.Sprintf("entities %d  avatar %d  drift %.3f m", s.Entities, s.AvatarID, s.Drift),
 		serverLine(s),
-		"click: move  shift-click: select  right: fire",
-		"drag: pan  wheel: zoom  space: pause  . , : step",
+		"click move  shift-click select  right fire",
+		"drag pan  wheel zoom  space pause  . , step",
 	}
 	if s.Error != "" {
 		lines[5] = "error: " + s.Error
 	}
 	for i, l := range lines {
-		ebitenutil.DebugPrintAt(screen, l, x, 4+i*lineH)
+		g.text.draw(screen, clip(l, panelChars), x, 4+i*lineH)
 	}
 	on := g.view.Overlays()
 	y := overlayTop
@@ -69,28 +70,28 @@ func (g *Game) drawPanel(screen *ebiten.Image) {
 		if on.Has(o) {
 			box = "[x]"
 		}
-		ebitenutil.DebugPrintAt(screen, fmt.Sprintf("%s %s  (%s)", box, o.Name(), overlayKey(o.Name())), x, y)
+		g.text.draw(screen, fmt.Sprintf("%s %s  (%s)", box, o.Name(), overlayKey(o.Name())), x, y)
 		y += lineH
 	}
 	y += lineH / 2
 	if f := g.view.Inspect(); len(f) > 0 {
-		ebitenutil.DebugPrintAt(screen, fmt.Sprintf("entity %d", s.Selected), x, y)
+		g.text.draw(screen, fmt.Sprintf("entity %d", s.Selected), x, y)
 		y += lineH
 		for _, fl := range f {
 			if y > g.h-10*lineH {
 				break
 			}
-			ebitenutil.DebugPrintAt(screen, clip(fl.Name+" = "+fl.Value, 46), x, y)
+			g.text.draw(screen, clip(fl.Name+" = "+fl.Value, panelChars), x, y)
 			y += lineH
 		}
 	} else {
-		ebitenutil.DebugPrintAt(screen, "shift-click an entity to inspect it", x, y)
+		g.text.draw(screen, "shift-click an entity to inspect it", x, y)
 		y += lineH
 	}
 	y += lineH / 2
 	n := max((g.h-y)/lineH-1, 0)
 	for _, e := range g.view.LogTail(n) {
-		ebitenutil.DebugPrintAt(screen, clip(fmt.Sprintf("%d %s", e.Frame, e.Text), 46), x, y)
+		g.text.draw(screen, clip(fmt.Sprintf("%d %s", e.Frame, e.Text), panelChars), x, y)
 		y += lineH
 	}
 }
@@ -107,9 +108,10 @@ func serverLine(s scene.Snapshot) string {
 	return fmt.Sprintf("%s  loop %.2f ms late %.2f  dropped %d", mode, s.ServerFrameMS, s.ServerLateMS, s.ServerDropped)
 }
 
+// clip cuts s to n characters, the last a "~" (the face has no "…").
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return strings.TrimSpace(s[:n-1]) + "…"
+	return strings.TrimSpace(s[:n-1]) + "~"
 }

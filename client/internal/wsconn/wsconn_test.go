@@ -1,4 +1,8 @@
-package client_test
+//go:build !js
+
+// Native only: the tests serve websockets (client/clienttest), which a wasm cannot.
+
+package wsconn_test
 
 import (
 	"bytes"
@@ -11,12 +15,12 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/twinframe/twinframe/client"
+	"github.com/twinframe/twinframe/client/internal/wsconn"
 )
 
 // wsPair returns the two ends of a loopback websocket: the dialling end as a
 // WSConn with the close handshake, and the raw accepting end.
-func wsPair(t *testing.T) (*client.WSConn, *websocket.Conn) {
+func wsPair(t *testing.T) (*wsconn.Conn, *websocket.Conn) {
 	t.Helper()
 	accepted := make(chan *websocket.Conn, 1)
 	done := make(chan struct{})
@@ -39,20 +43,20 @@ func wsPair(t *testing.T) (*client.WSConn, *websocket.Conn) {
 	t.Cleanup(func() { ws.CloseNow() })
 	peer := <-accepted
 	t.Cleanup(func() { peer.CloseNow() })
-	return &client.WSConn{WS: ws}, peer
+	return &wsconn.Conn{WS: ws}, peer
 }
 
-func TestWSConn(t *testing.T) {
+func TestConn(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name string
 		// run drives the pair and returns what the client end still does; want is the
 		// status the peer's next Read ends with (-1: no close frame, the connection
 		// was dropped).
-		run  func(t *testing.T, ctx context.Context, c *client.WSConn, peer *websocket.Conn) <-chan error
+		run  func(t *testing.T, ctx context.Context, c *wsconn.Conn, peer *websocket.Conn) <-chan error
 		want websocket.StatusCode
 	}{
-		{"binary both ways, then a normal closure", func(t *testing.T, ctx context.Context, c *client.WSConn, peer *websocket.Conn) <-chan error {
+		{"binary both ways, then a normal closure", func(t *testing.T, ctx context.Context, c *wsconn.Conn, peer *websocket.Conn) <-chan error {
 			if err := c.Write(ctx, []byte("up")); err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +73,7 @@ func TestWSConn(t *testing.T) {
 			// final peer.Read answers it.
 			return async(c.Close)
 		}, websocket.StatusNormalClosure},
-		{"a text message is refused", func(t *testing.T, ctx context.Context, c *client.WSConn, peer *websocket.Conn) <-chan error {
+		{"a text message is refused", func(t *testing.T, ctx context.Context, c *wsconn.Conn, peer *websocket.Conn) <-chan error {
 			if err := peer.Write(ctx, websocket.MessageText, []byte("hi")); err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +84,7 @@ func TestWSConn(t *testing.T) {
 				return nil
 			})
 		}, websocket.StatusUnsupportedData},
-		{"abrupt close", func(t *testing.T, ctx context.Context, c *client.WSConn, peer *websocket.Conn) <-chan error {
+		{"abrupt close", func(t *testing.T, ctx context.Context, c *wsconn.Conn, peer *websocket.Conn) <-chan error {
 			c.Abrupt = true
 			if err := c.Close(); err != nil {
 				t.Fatal(err)
