@@ -30,7 +30,8 @@ func saveBenchServer(b *testing.B, n int) *Server {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		b.Cleanup(cancel)
-		c := &session{id: s.nextID.Add(1), srv: s, ctx: ctx, cancel: cancel, name: p.Name, playerID: p.ID, joined: true, avatar: id}
+		c := &session{id: s.nextID.Add(1), srv: s, ctx: ctx, cancel: cancel, name: p.Name, playerID: p.ID, joined: true, avatar: id,
+			reg: s.regions[0]}
 		s.sessions = append(s.sessions, c)
 		s.autosave.add(c)
 		i++
@@ -47,7 +48,10 @@ func BenchmarkSaveDirty(b *testing.B) {
 			batch := make([]store.Save, 0, n)
 			size := 0
 			for _, c := range s.sessions {
-				sv, _ := s.packAvatar(c)
+				sv, ok := s.packAvatar(c)
+				if !ok {
+					b.Fatalf("%s: the avatar did not pack", c.name)
+				}
 				batch = append(batch, sv)
 				size += len(sv.Avatar)
 			}
