@@ -89,7 +89,10 @@ test-faults:
 
 ## bench: every benchmark, -count=$(BENCH_COUNT), summarised with benchstat.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count=$(BENCH_COUNT) ./... | tee $(BENCH_OUT)
+	@# go test's status, not tee's: a benchmark that fails must fail make bench.
+	@{ $(GO) test -run '^$$' -bench . -benchmem -count=$(BENCH_COUNT) ./...; echo $$? >$(BENCH_OUT).status; } | tee $(BENCH_OUT); \
+		status=$$(cat $(BENCH_OUT).status); rm -f $(BENCH_OUT).status; \
+		if [ "$$status" != 0 ]; then echo "make bench: go test failed (status $$status): see FAIL lines in $(BENCH_OUT)" >&2; exit 1; fi
 	$(TOOL_PROXY) $(GO) run $(BENCHSTAT) $(BENCH_OUT)
 
 ## fuzz: a short run of every fuzz target (FUZZTIME per target).
